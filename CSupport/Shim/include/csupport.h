@@ -1,0 +1,234 @@
+/*
+ * CSupport: Waymark's plain-C ABI over OpenCV 4.6 and Eigen 3.4.
+ *
+ * Rules (see docs/ARCHITECTURE.md):
+ *  - every symbol is prefixed cs_; handles are opaque, made by the _create, _read and _open functions
+ *    and freed by the matching _destroy, which accepts NULL;
+ *  - every function returns a cs_status and fills the caller-owned cs_error on failure;
+ *    no C++ exception ever crosses this boundary;
+ *  - buffers passed in are copied if they are kept; output buffers are caller-owned
+ *    with an explicit capacity;
+ *  - this header compiles as C and never includes OpenCV or Eigen.
+ */
+#ifndef WAYMARK_CSUPPORT_H
+#define WAYMARK_CSUPPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum cs_status {
+    CS_OK = 0,
+    CS_INVALID_ARGUMENT = 1, /* a caller passed something out of contract */
+    CS_DECODE_FAILED = 2,    /* the bytes could not be decoded as an image or video */
+    CS_IO_FAILED = 3,        /* a file could not be opened, read or written */
+    CS_CAPACITY = 4,         /* an output buffer was too small; `required` says how big */
+    CS_INTERNAL = 5,         /* OpenCV or the C++ runtime failed */
+    CS_NOT_FOUND = 6         /* an input file does not exist */
+} cs_status;
+
+typedef struct cs_error {
+    int32_t status;
+    size_t required;
+    char message[512];
+} cs_error;
+
+typedef struct cs_versions {
+    char opencv[32];
+    char eigen[32];
+} cs_versions;
+
+cs_status cs_get_versions(cs_versions *out, cs_error *error);
+
+/* ---- Images: 8-bit, 1 (gray) or 3 (BGR) channels, owned by the handle. ---- */
+
+typedef struct cs_image cs_image;
+
+typedef struct cs_image_info {
+    int32_t width;
+    int32_t height;
+    int32_t channels;
+} cs_image_info;
+
+/* channels: 1 reads as gray, 3 as BGR. */
+cs_status cs_image_read(const char *path, int32_t channels, cs_image **out, cs_error *error);
+/* Copies `height` rows of `width * channels` bytes, `stride` bytes apart. */
+cs_status cs_image_create(int32_t width, int32_t height, int32_t channels, const uint8_t *pixels,
+                          size_t stride, cs_image **out, cs_error *error);
+void cs_image_destroy(cs_image *image);
+cs_status cs_image_get_info(const cs_image *image, cs_image_info *out, cs_error *error);
+/* Copies the pixels out, rows packed (stride = width * channels). */
+cs_status cs_image_copy_pixels(const cs_image *image, uint8_t *out, size_t capacity, cs_error *error);
+/* Writes by extension (.png, .jpg, ...); replaces the file atomically. */
+cs_status cs_image_write(const cs_image *image, const char *path, cs_error *error);
+/* Converts to one channel; `out` is reused (reallocated only when its size changes). */
+cs_status cs_image_convert_to_gray(const cs_image *image, cs_image *out, cs_error *error);
+/* Resizes with area averaging (shrinking) or bilinear interpolation (growing). */
+cs_status cs_image_resize(const cs_image *image, int32_t width, int32_t height, cs_image *out,
+                          cs_error *error);
+/* out(x) = image(H^-1 x) for a row-major 3x3 H; pixels outside read as 0. */
+cs_status cs_image_warp_perspective(const cs_image *image, const double homography[9], int32_t width,
+                                    int32_t height, cs_image *out, cs_error *error);
+/* Gaussian blur with the given sigma in pixels (for tests and quality checks). */
+cs_status cs_image_gaussian_blur(const cs_image *image, double sigma, cs_image *out, cs_error *error);
+
+typedef struct cs_image_statistics {
+    double mean;
+    double standard_deviation;
+    double mean_gradient; /* mean absolute Sobel response, 0..~255 */
+    double laplacian_variance;
+} cs_image_statistics;
+
+/* Statistics of a gray image (or of the gray conversion of a colour one). */
+cs_status cs_image_get_statistics(const cs_image *image, cs_image_statistics *out, cs_error *error);
+
+/* ---- Features: keypoints with 256-bit binary descriptors. ---- */
+
+typedef struct cs_keypoint {
+    float x, y;       /* pixels, (0,0) = top-left corner of the top-left pixel */
+    float size;       /* diameter of the meaningful neighbourhood, pixels */
+    float angle;      /* degrees */
+    float response;
+    int32_t octave;
+} cs_keypoint;
+
+typedef struct cs_features cs_features;
+
+typedef struct cs_feature_options {
+    int32_t max_features;
+    float scale_factor;    /* between pyramid levels, > 1 */
+    int32_t levels;
+    int32_t fast_threshold;
+    int32_t edge_threshold; /* border in pixels where no features are found */
+} cs_feature_options;
+
+/* Oriented FAST + rotated BRIEF on a gray image. An empty result is not an error. */
+cs_status cs_features_detect(const cs_image *gray, const cs_feature_options *options, cs_features **out,
+                             cs_error *error);
+/* Builds a set from caller data: `count` keypoints and count*32 descriptor bytes. */
+cs_status cs_features_create(const cs_keypoint *keypoints, const uint8_t *descriptors, size_t count,
+                             cs_features **out, cs_error *error);
+void cs_features_destroy(cs_features *features);
+cs_status cs_features_get_count(const cs_features *features, size_t *out, cs_error *error);
+cs_status cs_features_copy_keypoints(const cs_features *features, cs_keypoint *out, size_t capacity,
+                                     cs_error *error);
+cs_status cs_features_copy_descriptors(const cs_features *features, uint8_t *out, size_t capacity,
+                                       cs_error *error);
+
+/* ---- Matching against an index of several training sets (the active references). ---- */
+
+typedef struct cs_match {
+    int32_t query;    /* index into the query set */
+    int32_t set;      /* which training set */
+    int32_t train;    /* index into that training set */
+    int32_t distance; /* Hamming distance of the best match */
+    int32_t second_distance; /* best distance among other training features (INT32_MAX if none) */
+} cs_match;
+
+typedef struct cs_matcher cs_matcher;
+
+/* Copies the descriptors of `count` sets. */
+cs_status cs_matcher_create(const cs_features *const *sets, size_t count, cs_matcher **out, cs_error *error);
+void cs_matcher_destroy(cs_matcher *matcher);
+/* For each query feature: its nearest training feature over all sets, kept when
+   distance < ratio * second_distance and distance <= max_distance. */
+cs_status cs_matcher_match(const cs_matcher *matcher, const cs_features *query, float ratio,
+                           int32_t max_distance, cs_match *out, size_t capacity, size_t *count,
+                           cs_error *error);
+
+/* ---- Geometry. Points are packed (x, y) floats. Matrices are row-major doubles. ---- */
+
+typedef enum cs_robust_method {
+    CS_ROBUST_RANSAC = 0,
+    CS_ROBUST_MAGSAC = 1
+} cs_robust_method;
+
+typedef struct cs_homography_options {
+    int32_t method;           /* cs_robust_method */
+    double threshold;         /* reprojection threshold, destination pixels */
+    int32_t max_iterations;
+    double confidence;
+    uint64_t seed;
+} cs_homography_options;
+
+/* Finds H with dst ~ H src. `inliers` (n bytes, may be NULL) receives 1 for inliers.
+   `found` is 0 when no homography was found (not an error). */
+cs_status cs_homography_estimate(const float *source, const float *destination, size_t count,
+                                 const cs_homography_options *options, double homography[9],
+                                 uint8_t *inliers, int32_t *found, cs_error *error);
+
+typedef struct cs_flow_options {
+    int32_t window;     /* square window side, pixels */
+    int32_t levels;     /* pyramid levels above the base */
+    int32_t max_iterations;
+    double epsilon;
+    double min_eigen_threshold;
+} cs_flow_options;
+
+/* Pyramidal Lucas-Kanade from `previous` to `next` (both gray). `next_points` holds the
+   initial guesses on entry and the results on return; `tracked` gets 1 per found point,
+   `errors` (may be NULL) the mean absolute intensity difference per point. */
+cs_status cs_optical_flow_track(const cs_image *previous, const cs_image *next, const float *previous_points,
+                                float *next_points, size_t count, const cs_flow_options *options,
+                                uint8_t *tracked, float *errors, cs_error *error);
+
+/* Strong corners (Shi-Tomasi) of a gray image, at most `capacity`, at least `min_distance`
+   apart; sub-pixel refined. */
+cs_status cs_corners_detect(const cs_image *gray, double quality, double min_distance, float *out,
+                            size_t capacity, size_t *count, cs_error *error);
+
+/* Pose of a planar target from 2D-3D correspondences (object points on z = 0), IPPE.
+   intrinsics = fx, fy, cx, cy. Outputs the object-to-camera rotation (row-major 3x3) and
+   translation, and the RMS reprojection error in pixels. */
+cs_status cs_pose_estimate_planar(const double *object_points, const float *image_points, size_t count,
+                                  const double intrinsics[4], double rotation[9], double translation[3],
+                                  double *rms_error, cs_error *error);
+
+/* ---- Video ---- */
+
+typedef struct cs_video_reader cs_video_reader;
+
+typedef struct cs_video_info {
+    int32_t width;
+    int32_t height;
+    double frames_per_second; /* 0 when the container does not say */
+    int64_t frame_count;      /* -1 when unknown */
+} cs_video_info;
+
+cs_status cs_video_reader_open(const char *path, cs_video_reader **out, cs_error *error);
+void cs_video_reader_destroy(cs_video_reader *reader);
+cs_status cs_video_reader_get_info(const cs_video_reader *reader, cs_video_info *out, cs_error *error);
+/* Decodes the next frame into `frame` (BGR, reused). `got` is 0 at the end of the stream.
+   `timestamp` is the frame's presentation time in seconds. */
+cs_status cs_video_reader_read(cs_video_reader *reader, cs_image *frame, double *timestamp, int32_t *got,
+                               cs_error *error);
+
+typedef struct cs_video_writer cs_video_writer;
+
+/* Writes BGR frames; the container follows the extension (.mp4 gets mp4v, .avi MJPG). */
+cs_status cs_video_writer_open(const char *path, int32_t width, int32_t height, double frames_per_second,
+                               cs_video_writer **out, cs_error *error);
+void cs_video_writer_destroy(cs_video_writer *writer);
+cs_status cs_video_writer_write(cs_video_writer *writer, const cs_image *frame, cs_error *error);
+/* Closes the file and moves it into place. Destroying an unfinished writer discards the file. */
+cs_status cs_video_writer_finish(cs_video_writer *writer, cs_error *error);
+
+/* ---- Drawing on BGR images ---- */
+
+typedef struct cs_color {
+    uint8_t blue, green, red;
+} cs_color;
+
+cs_status cs_draw_polygon(cs_image *image, const float *points, size_t count, cs_color color,
+                          int32_t thickness, cs_error *error);
+cs_status cs_draw_text(cs_image *image, const char *text, float x, float y, double scale, cs_color color,
+                       cs_error *error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,154 @@
+#include "barrier.hpp"
+
+#include <opencv2/calib3d.hpp>
+#include <opencv2/imgproc.hpp>
+#include <opencv2/video/tracking.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace {
+
+// The shim's points have pixel centres at +0.5; OpenCV's at integers.
+std::vector<cv::Point2f> to_opencv_points(const float *xy, size_t count) {
+    std::vector<cv::Point2f> points(count);
+    for (size_t i = 0; i < count; ++i) points[i] = {xy[2 * i] - 0.5f, xy[2 * i + 1] - 0.5f};
+    return points;
+}
+
+} // namespace
+
+extern "C" {
+
+cs_status cs_homography_estimate(const float *source, const float *destination, size_t count,
+                                 const cs_homography_options *options, double homography[9], uint8_t *inliers,
+                                 int32_t *found, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(options != nullptr && homography != nullptr && found != nullptr,
+                    "cs_homography_estimate: NULL argument");
+        cs::require(count == 0 || (source && destination), "cs_homography_estimate: NULL points");
+        cs::require(options->threshold > 0 && options->confidence > 0 && options->confidence < 1 &&
+                        options->max_iterations > 0,
+                    "cs_homography_estimate: invalid options");
+        *found = 0;
+        if (inliers) std::fill(inliers, inliers + count, uint8_t(0));
+        if (count < 4) return;
+        // Homographies are invariant to the +0.5 convention only up to conjugation, so the
+        // points are used as given: H maps shim pixels to shim pixels.
+        std::vector<cv::Point2f> src(count), dst(count);
+        for (size_t i = 0; i < count; ++i) {
+            src[i] = {source[2 * i], source[2 * i + 1]};
+            dst[i] = {destination[2 * i], destination[2 * i + 1]};
+        }
+        cv::Mat mask;
+        cv::Mat h;
+        if (options->method == CS_ROBUST_MAGSAC) {
+            cv::UsacParams params;
+            params.confidence = options->confidence;
+            params.maxIterations = options->max_iterations;
+            params.threshold = options->threshold;
+            params.randomGeneratorState = int(options->seed & 0x7fffffff);
+            params.sampler = cv::SAMPLING_UNIFORM;
+            params.score = cv::SCORE_METHOD_MAGSAC;
+            params.loMethod = cv::LOCAL_OPTIM_SIGMA;
+            params.loIterations = 10;
+            params.loSampleSize = 14;
+            params.isParallel = false;
+            h = cv::findHomography(src, dst, mask, params);
+        } else {
+            // OpenCV's RANSAC seeds its own generator with a constant: deterministic as is.
+            h = cv::findHomography(src, dst, cv::RANSAC, options->threshold, mask, options->max_iterations,
+                                   options->confidence);
+        }
+        if (h.empty() || h.rows != 3 || h.cols != 3) return;
+        h.convertTo(h, CV_64F);
+        for (int i = 0; i < 9; ++i) homography[i] = h.at<double>(i / 3, i % 3);
+        if (!std::all_of(homography, homography + 9, [](double v) { return std::isfinite(v); })) return;
+        if (inliers && !mask.empty())
+            for (size_t i = 0; i < count; ++i) inliers[i] = mask.at<uint8_t>(int(i)) ? 1 : 0;
+        *found = 1;
+    });
+}
+
+cs_status cs_optical_flow_track(const cs_image *previous, const cs_image *next, const float *previous_points,
+                                float *next_points, size_t count, const cs_flow_options *options, uint8_t *tracked,
+                                float *errors, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(previous && next && options && tracked, "cs_optical_flow_track: NULL argument");
+        cs::require(previous->mat.type() == CV_8UC1 && next->mat.type() == CV_8UC1,
+                    "cs_optical_flow_track: images must be gray");
+        cs::require(options->window >= 3 && options->levels >= 0 && options->max_iterations > 0,
+                    "cs_optical_flow_track: invalid options");
+        if (count == 0) return;
+        cs::require(previous_points && next_points, "cs_optical_flow_track: NULL points");
+        auto from = to_opencv_points(previous_points, count);
+        auto to = to_opencv_points(next_points, count);
+        std::vector<uint8_t> status;
+        std::vector<float> residuals;
+        cv::calcOpticalFlowPyrLK(previous->mat, next->mat, from, to, status, residuals,
+                                 cv::Size(options->window, options->window), options->levels,
+                                 cv::TermCriteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS,
+                                                  options->max_iterations, options->epsilon),
+                                 cv::OPTFLOW_USE_INITIAL_FLOW, options->min_eigen_threshold);
+        for (size_t i = 0; i < count; ++i) {
+            next_points[2 * i] = to[i].x + 0.5f;
+            next_points[2 * i + 1] = to[i].y + 0.5f;
+            tracked[i] = status[i] ? 1 : 0;
+            if (errors) errors[i] = residuals[i];
+        }
+    });
+}
+
+cs_status cs_corners_detect(const cs_image *gray, double quality, double min_distance, float *out, size_t capacity,
+                            size_t *count, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(gray && count && (capacity == 0 || out), "cs_corners_detect: NULL argument");
+        cs::require(gray->mat.type() == CV_8UC1, "cs_corners_detect: the image must be gray");
+        cs::require(quality > 0 && quality < 1 && min_distance >= 0, "cs_corners_detect: invalid options");
+        *count = 0;
+        if (capacity == 0) return;
+        std::vector<cv::Point2f> corners;
+        cv::goodFeaturesToTrack(gray->mat, corners, int(capacity), quality, min_distance);
+        if (!corners.empty())
+            cv::cornerSubPix(gray->mat, corners, cv::Size(4, 4), cv::Size(-1, -1),
+                             cv::TermCriteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, 20, 0.03));
+        for (size_t i = 0; i < corners.size(); ++i) {
+            out[2 * i] = corners[i].x + 0.5f;
+            out[2 * i + 1] = corners[i].y + 0.5f;
+        }
+        *count = corners.size();
+    });
+}
+
+cs_status cs_pose_estimate_planar(const double *object_points, const float *image_points, size_t count,
+                                  const double intrinsics[4], double rotation[9], double translation[3],
+                                  double *rms_error, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(object_points && image_points && intrinsics && rotation && translation && rms_error,
+                    "cs_pose_estimate_planar: NULL argument");
+        cs::require(count >= 4, "cs_pose_estimate_planar: needs at least 4 points");
+        std::vector<cv::Point3d> object(count);
+        for (size_t i = 0; i < count; ++i)
+            object[i] = {object_points[3 * i], object_points[3 * i + 1], object_points[3 * i + 2]};
+        auto image = to_opencv_points(image_points, count);
+        cv::Matx33d k(intrinsics[0], 0, intrinsics[2] - 0.5, 0, intrinsics[1], intrinsics[3] - 0.5, 0, 0, 1);
+        cv::Mat rvec, tvec;
+        if (!cv::solvePnP(object, image, k, cv::noArray(), rvec, tvec, false, cv::SOLVEPNP_IPPE))
+            throw cs::Failure(CS_INTERNAL, "planar pose estimation did not converge");
+        cv::Matx33d r;
+        cv::Rodrigues(rvec, r);
+        for (int i = 0; i < 9; ++i) rotation[i] = r(i / 3, i % 3);
+        for (int i = 0; i < 3; ++i) translation[i] = tvec.at<double>(i);
+        std::vector<cv::Point2f> projected;
+        cv::projectPoints(object, rvec, tvec, k, cv::noArray(), projected);
+        double sum = 0;
+        for (size_t i = 0; i < count; ++i) {
+            double dx = projected[i].x - image[i].x, dy = projected[i].y - image[i].y;
+            sum += dx * dx + dy * dy;
+        }
+        *rms_error = std::sqrt(sum / double(count));
+    });
+}
+
+} // extern "C"

@@ -1,0 +1,144 @@
+#include "barrier.hpp"
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <sys/stat.h>
+
+namespace {
+
+const cv::Mat &gray_of(const cv::Mat &mat, cv::Mat &scratch) {
+    if (mat.channels() == 1) return mat;
+    cv::cvtColor(mat, scratch, cv::COLOR_BGR2GRAY);
+    return scratch;
+}
+
+void require_image(const cs_image *image) { cs::require(image != nullptr && !image->mat.empty(), "image is NULL or empty"); }
+
+} // namespace
+
+extern "C" {
+
+cs_status cs_image_read(const char *path, int32_t channels, cs_image **out, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(path != nullptr && out != nullptr, "cs_image_read: NULL argument");
+        cs::require(channels == 1 || channels == 3, "cs_image_read: channels must be 1 or 3");
+        *out = nullptr;
+        struct stat info {};
+        if (::stat(path, &info) != 0) throw cs::Failure(CS_NOT_FOUND, std::string("no such file: ") + path);
+        if (S_ISDIR(info.st_mode)) throw cs::Failure(CS_DECODE_FAILED, std::string("is a directory, not a file: ") + path);
+        cv::Mat mat = cv::imread(path, channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR);
+        if (mat.empty())
+            throw cs::Failure(CS_DECODE_FAILED, std::string("not a readable image (corrupt, empty or unsupported format): ") + path);
+        *out = new cs_image{std::move(mat)};
+    });
+}
+
+cs_status cs_image_create(int32_t width, int32_t height, int32_t channels, const uint8_t *pixels, size_t stride,
+                          cs_image **out, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(out != nullptr, "cs_image_create: out is NULL");
+        cs::require(width > 0 && height > 0, "cs_image_create: width and height must be positive");
+        cs::require(channels == 1 || channels == 3, "cs_image_create: channels must be 1 or 3");
+        *out = nullptr;
+        cv::Mat mat(height, width, channels == 1 ? CV_8UC1 : CV_8UC3, cv::Scalar::all(0));
+        if (pixels) {
+            size_t row = size_t(width) * size_t(channels);
+            cs::require(stride >= row, "cs_image_create: stride shorter than a row");
+            for (int32_t y = 0; y < height; ++y) std::memcpy(mat.ptr(y), pixels + size_t(y) * stride, row);
+        }
+        *out = new cs_image{std::move(mat)};
+    });
+}
+
+void cs_image_destroy(cs_image *image) { delete image; }
+
+cs_status cs_image_get_info(const cs_image *image, cs_image_info *out, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(image != nullptr && out != nullptr, "cs_image_get_info: NULL argument");
+        out->width = image->mat.cols;
+        out->height = image->mat.rows;
+        out->channels = image->mat.channels();
+    });
+}
+
+cs_status cs_image_copy_pixels(const cs_image *image, uint8_t *out, size_t capacity, cs_error *error) {
+    return cs::guard(error, [&] {
+        require_image(image);
+        size_t row = size_t(image->mat.cols) * image->mat.elemSize();
+        cs::require_capacity(capacity, row * size_t(image->mat.rows));
+        for (int y = 0; y < image->mat.rows; ++y) std::memcpy(out + size_t(y) * row, image->mat.ptr(y), row);
+    });
+}
+
+cs_status cs_image_write(const cs_image *image, const char *path, cs_error *error) {
+    return cs::guard(error, [&] {
+        require_image(image);
+        cs::require(path != nullptr, "cs_image_write: path is NULL");
+        cs::write_atomically(path, [&](const std::string &temporary) { return cv::imwrite(temporary, image->mat); });
+    });
+}
+
+cs_status cs_image_convert_to_gray(const cs_image *image, cs_image *out, cs_error *error) {
+    return cs::guard(error, [&] {
+        require_image(image);
+        cs::require(out != nullptr, "cs_image_convert_to_gray: out is NULL");
+        if (image->mat.channels() == 1) image->mat.copyTo(out->mat);
+        else cv::cvtColor(image->mat, out->mat, cv::COLOR_BGR2GRAY);
+    });
+}
+
+cs_status cs_image_resize(const cs_image *image, int32_t width, int32_t height, cs_image *out, cs_error *error) {
+    return cs::guard(error, [&] {
+        require_image(image);
+        cs::require(out != nullptr && width > 0 && height > 0, "cs_image_resize: bad size or NULL output");
+        bool shrinking = width < image->mat.cols || height < image->mat.rows;
+        cv::resize(image->mat, out->mat, cv::Size(width, height), 0, 0, shrinking ? cv::INTER_AREA : cv::INTER_LINEAR);
+    });
+}
+
+cs_status cs_image_warp_perspective(const cs_image *image, const double homography[9], int32_t width, int32_t height,
+                                    cs_image *out, cs_error *error) {
+    return cs::guard(error, [&] {
+        require_image(image);
+        cs::require(homography != nullptr && out != nullptr && width > 0 && height > 0,
+                    "cs_image_warp_perspective: bad size or NULL argument");
+        cv::Mat h(3, 3, CV_64F, const_cast<double *>(homography));
+        // The shim's pixel convention puts pixel centres at +0.5; OpenCV's at integers.
+        cv::Matx33d shift(1, 0, 0.5, 0, 1, 0.5, 0, 0, 1), unshift(1, 0, -0.5, 0, 1, -0.5, 0, 0, 1);
+        cv::Matx33d centred = unshift * cv::Matx33d(h) * shift;
+        cv::warpPerspective(image->mat, out->mat, cv::Mat(centred), cv::Size(width, height), cv::INTER_LINEAR,
+                            cv::BORDER_CONSTANT, cv::Scalar::all(0));
+    });
+}
+
+cs_status cs_image_gaussian_blur(const cs_image *image, double sigma, cs_image *out, cs_error *error) {
+    return cs::guard(error, [&] {
+        require_image(image);
+        cs::require(out != nullptr && sigma > 0, "cs_image_gaussian_blur: sigma must be positive");
+        cv::GaussianBlur(image->mat, out->mat, cv::Size(0, 0), sigma);
+    });
+}
+
+cs_status cs_image_get_statistics(const cs_image *image, cs_image_statistics *out, cs_error *error) {
+    return cs::guard(error, [&] {
+        require_image(image);
+        cs::require(out != nullptr, "cs_image_get_statistics: out is NULL");
+        cv::Mat scratch;
+        const cv::Mat &gray = gray_of(image->mat, scratch);
+        cv::Scalar mean, deviation;
+        cv::meanStdDev(gray, mean, deviation);
+        out->mean = mean[0];
+        out->standard_deviation = deviation[0];
+        cv::Mat dx, dy, laplacian;
+        cv::Sobel(gray, dx, CV_32F, 1, 0, 3, 0.25);
+        cv::Sobel(gray, dy, CV_32F, 0, 1, 3, 0.25);
+        out->mean_gradient = (cv::mean(cv::abs(dx))[0] + cv::mean(cv::abs(dy))[0]) * 0.5;
+        cv::Laplacian(gray, laplacian, CV_32F);
+        cv::Scalar lm, ld;
+        cv::meanStdDev(laplacian, lm, ld);
+        out->laplacian_variance = ld[0] * ld[0];
+    });
+}
+
+} // extern "C"

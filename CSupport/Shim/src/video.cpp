@@ -1,0 +1,121 @@
+#include "barrier.hpp"
+
+#include <opencv2/videoio.hpp>
+
+#include <sys/stat.h>
+
+struct cs_video_reader {
+    cv::VideoCapture capture;
+    int64_t frames_read = 0;
+    double fps = 0;
+};
+
+struct cs_video_writer {
+    cv::VideoWriter writer;
+    std::string path;
+    std::string temporary;
+    cv::Size size;
+};
+
+extern "C" {
+
+cs_status cs_video_reader_open(const char *path, cs_video_reader **out, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(path != nullptr && out != nullptr, "cs_video_reader_open: NULL argument");
+        *out = nullptr;
+        struct stat info {};
+        if (::stat(path, &info) != 0) throw cs::Failure(CS_NOT_FOUND, std::string("no such file: ") + path);
+        if (S_ISDIR(info.st_mode)) throw cs::Failure(CS_DECODE_FAILED, std::string("is a directory, not a file: ") + path);
+        auto reader = new cs_video_reader{};
+        if (!reader->capture.open(path, cv::CAP_FFMPEG) || !reader->capture.isOpened()) {
+            delete reader;
+            throw cs::Failure(CS_DECODE_FAILED, std::string("not a readable video: ") + path);
+        }
+        reader->fps = reader->capture.get(cv::CAP_PROP_FPS);
+        *out = reader;
+    });
+}
+
+void cs_video_reader_destroy(cs_video_reader *reader) { delete reader; }
+
+cs_status cs_video_reader_get_info(const cs_video_reader *reader, cs_video_info *out, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(reader != nullptr && out != nullptr, "cs_video_reader_get_info: NULL argument");
+        auto &capture = const_cast<cv::VideoCapture &>(reader->capture);
+        out->width = int32_t(capture.get(cv::CAP_PROP_FRAME_WIDTH));
+        out->height = int32_t(capture.get(cv::CAP_PROP_FRAME_HEIGHT));
+        out->frames_per_second = reader->fps > 0 && std::isfinite(reader->fps) ? reader->fps : 0;
+        double frames = capture.get(cv::CAP_PROP_FRAME_COUNT);
+        out->frame_count = frames > 0 ? int64_t(frames) : -1;
+    });
+}
+
+cs_status cs_video_reader_read(cs_video_reader *reader, cs_image *frame, double *timestamp, int32_t *got,
+                               cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(reader && frame && timestamp && got, "cs_video_reader_read: NULL argument");
+        *got = 0;
+        if (!reader->capture.grab()) return;
+        if (!reader->capture.retrieve(frame->mat) || frame->mat.empty())
+            throw cs::Failure(CS_DECODE_FAILED, "a video frame could not be decoded");
+        double ms = reader->capture.get(cv::CAP_PROP_POS_MSEC);
+        // Fall back to the frame rate when the container gives no usable presentation time.
+        if (!(ms >= 0) || (reader->frames_read > 0 && ms == 0))
+            ms = reader->fps > 0 ? 1000.0 * double(reader->frames_read) / reader->fps : 0;
+        *timestamp = ms / 1000.0;
+        reader->frames_read += 1;
+        *got = 1;
+    });
+}
+
+cs_status cs_video_writer_open(const char *path, int32_t width, int32_t height, double frames_per_second,
+                               cs_video_writer **out, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(path && out && width > 0 && height > 0 && frames_per_second > 0,
+                    "cs_video_writer_open: bad argument");
+        *out = nullptr;
+        std::string p(path);
+        auto dot = p.find_last_of('.');
+        std::string extension = dot == std::string::npos ? "" : p.substr(dot);
+        int fourcc = extension == ".avi" ? cv::VideoWriter::fourcc('M', 'J', 'P', 'G')
+                                         : cv::VideoWriter::fourcc('m', 'p', '4', 'v');
+        auto slash = p.find_last_of('/');
+        std::string directory = slash == std::string::npos ? "" : p.substr(0, slash + 1);
+        std::string name = slash == std::string::npos ? p : p.substr(slash + 1);
+        auto writer = new cs_video_writer{};
+        writer->path = p;
+        writer->temporary = directory + "." + name + ".partial" + extension;
+        writer->size = cv::Size(width, height);
+        if (!writer->writer.open(writer->temporary, cv::CAP_FFMPEG, fourcc, frames_per_second, writer->size)) {
+            delete writer;
+            throw cs::Failure(CS_IO_FAILED, "cannot create video " + p);
+        }
+        *out = writer;
+    });
+}
+
+void cs_video_writer_destroy(cs_video_writer *writer) {
+    if (!writer) return;
+    writer->writer.release();
+    std::remove(writer->temporary.c_str());
+    delete writer;
+}
+
+cs_status cs_video_writer_write(cs_video_writer *writer, const cs_image *frame, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(writer && frame && frame->mat.type() == CV_8UC3, "cs_video_writer_write: bad argument");
+        cs::require(frame->mat.size() == writer->size, "cs_video_writer_write: frame size differs from the video's");
+        writer->writer.write(frame->mat);
+    });
+}
+
+cs_status cs_video_writer_finish(cs_video_writer *writer, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(writer != nullptr, "cs_video_writer_finish: NULL argument");
+        writer->writer.release();
+        if (std::rename(writer->temporary.c_str(), writer->path.c_str()) != 0)
+            throw cs::Failure(CS_IO_FAILED, "cannot replace " + writer->path);
+    });
+}
+
+} // extern "C"

@@ -1,0 +1,3 @@
+@_exported import WaymarkCore
+@_exported import WaymarkImages
+@_exported import WaymarkVision

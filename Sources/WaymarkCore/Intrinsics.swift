@@ -1,0 +1,29 @@
+/// Pinhole camera intrinsics in pixels, in this library's pixel convention.
+public struct Intrinsics: Equatable, Sendable, Codable {
+    public var fx: Double
+    public var fy: Double
+    public var cx: Double
+    public var cy: Double
+
+    public init(fx: Double, fy: Double, cx: Double, cy: Double) {
+        self.fx = fx
+        self.fy = fy
+        self.cx = cx
+        self.cy = cy
+    }
+
+    /// Parses "fx,fy,cx,cy".
+    public init(parsing text: String) throws(WaymarkError) {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            Double($0.trimmingWhitespace())
+        }
+        guard parts.count == 4, let fx = parts[0], let fy = parts[1], let cx = parts[2], let cy = parts[3] else {
+            throw WaymarkError(.usage, "intrinsics must be four numbers fx,fy,cx,cy; got '\(text)'")
+        }
+        guard fx > 0, fy > 0, fx.isFinite, fy.isFinite, cx.isFinite, cy.isFinite else {
+            throw WaymarkError(.usage, "intrinsics need positive focal lengths and finite centres; got '\(text)'")
+        }
+        self.init(fx: fx, fy: fy, cx: cx, cy: cy)
+    }
+}
+

@@ -1,0 +1,123 @@
+import WaymarkCore
+import WaymarkVision
+
+public struct ImageDetectorOptions: Equatable, Sendable {
+    public var frameFeatures = FeatureOptions(maxFeatures: 1500)
+    /// Lowe's ratio test between the nearest and second-nearest descriptor.
+    public var ratio = 0.8
+    public var maxDescriptorDistance = 64
+    /// Matches a reference needs before a homography is tried.
+    public var minMatches = 12
+    /// Feature inliers the homography needs.
+    public var minInliers = 12
+    /// Robust threshold for the first estimate, frame pixels.
+    public var threshold = 6.0
+    /// Smallest projected side, frame pixels.
+    public var minProjectedSide = 16.0
+    /// Largest ratio between projected sides (beyond this the view is too oblique to trust).
+    public var maxSideRatio = 12.0
+    public var seed: UInt64 = 1
+
+    public init() {}
+}
+
+/// Finds active reference images in frames by feature matching, then verifies and refines
+/// each candidate by aligning the reference's own pixels with the frame.
+public final class ImageDetector {
+    public let references: [ReferenceImage]
+    public let options: ImageDetectorOptions
+    private let index: DescriptorIndex
+    private let alignment = HomographyAlignment()
+
+    public init(references: [ReferenceImage], options: ImageDetectorOptions = ImageDetectorOptions()) {
+        precondition(references.count <= ReferenceLibrary.maxActiveImages,
+                     "at most \(ReferenceLibrary.maxActiveImages) reference images are searched at once")
+        self.references = references
+        self.options = options
+        index = DescriptorIndex(sets: references.map(\.features))
+    }
+
+    /// Every active reference visible in `frame` (gray or colour), best first.
+    /// `skipping` names references the caller already follows.
+    public func detect(in frame: Image, intrinsics: Intrinsics? = nil, skipping: Set<Int> = []) -> [ImageDetection] {
+        let gray = frame.gray()
+        let features = FeatureSet(detectingIn: gray, options: options.frameFeatures)
+        let locations = features.keypoints.map(\.location)
+        var byReference = [[FeatureMatch]](repeating: [], count: references.count)
+        for match in index.match(features, ratio: options.ratio, maxDistance: options.maxDescriptorDistance)
+        where !skipping.contains(match.set) {
+            byReference[match.set].append(match)
+        }
+        var detections: [ImageDetection] = []
+        for (r, matches) in byReference.enumerated() where matches.count >= options.minMatches {
+            let reference = references[r]
+            let source = matches.map { reference.featureLocations[$0.train] }
+            let destination = matches.map { locations[$0.query] }
+            var o = HomographyEstimationOptions()
+            o.threshold = options.threshold
+            o.seed = options.seed
+            guard let estimate = estimateHomography(from: source, to: destination, options: o),
+                estimate.inlierCount >= options.minInliers,
+                isPlausible(estimate.homography, reference, gray)
+            else { continue }
+            guard let refined = alignment.refine(estimate.homography, of: reference, in: gray),
+                isPlausible(refined.homography, reference, gray)
+            else { continue }
+            detections.append(
+                makeDetection(r, .detected, refined, featureInliers: estimate.inlierCount, intrinsics: intrinsics))
+        }
+        return detections.sorted { $0.confidence > $1.confidence }
+    }
+
+    /// Re-aligns a reference near a predicted homography (for following it through video).
+    func follow(_ r: Int, predicted: Homography, in gray: Image, intrinsics: Intrinsics?) -> ImageDetection? {
+        let reference = references[r]
+        guard isPlausible(predicted, reference, gray),
+            let refined = alignment.refine(predicted, of: reference, in: gray),
+            isPlausible(refined.homography, reference, gray)
+        else { return nil }
+        return makeDetection(r, .tracked, refined, featureInliers: nil, intrinsics: intrinsics)
+    }
+
+    private func makeDetection(
+        _ r: Int, _ state: ImageDetection.State, _ refined: HomographyAlignment.Result, featureInliers: Int?,
+        intrinsics: Intrinsics?
+    ) -> ImageDetection {
+        let reference = references[r]
+        let corners = reference.corners.map { refined.homography.apply($0)! }
+        // Support from the aligned pixels, tempered by how many features agreed when searching.
+        let featureSupport = featureInliers.map { min(1, Double($0) / 40) } ?? 1
+        let confidence = refined.inlierFraction * (0.5 + 0.5 * featureSupport)
+        return ImageDetection(
+            name: reference.name, reference: r, state: state, homography: refined.homography, corners: corners,
+            inliers: featureInliers ?? refined.inliers, confidence: confidence,
+            pose: intrinsics.flatMap { pose(of: reference, corners: corners, intrinsics: $0) })
+    }
+
+    private func pose(of reference: ReferenceImage, corners: [Point2], intrinsics: Intrinsics) -> RigidTransform? {
+        guard let physicalWidth = reference.entry.physicalWidth else { return nil }
+        let w = physicalWidth
+        let h = physicalWidth * Double(reference.height) / Double(reference.width)
+        let object: [SIMD3<Double>] = [
+            SIMD3(-w / 2, -h / 2, 0), SIMD3(w / 2, -h / 2, 0), SIMD3(w / 2, h / 2, 0), SIMD3(-w / 2, h / 2, 0),
+        ]
+        return try? estimatePlanarPose(objectPoints: object, imagePoints: corners, intrinsics: intrinsics).transform
+    }
+
+    /// A homography that cannot come from a flat picture seen by a camera is rejected:
+    /// mirrored, folded, behind the camera, tiny, or absurdly oblique.
+    private func isPlausible(_ h: Homography, _ reference: ReferenceImage, _ frame: Image) -> Bool {
+        guard reference.corners.allSatisfy({ h.depthSign($0) > 0 }) else { return false }
+        let projected = reference.corners.compactMap(h.apply)
+        guard projected.count == 4 else { return false }
+        let quad = Quadrilateral(projected)
+        guard quad.isConvex, quad.signedArea > 0 else { return false }
+        let sides = quad.sides
+        guard let shortest = sides.min(), let longest = sides.max(), shortest >= options.minProjectedSide,
+            longest / shortest <= options.maxSideRatio
+        else { return false }
+        // Some of the reference must fall inside the frame.
+        let frameArea = Double(frame.width * frame.height)
+        return quad.signedArea < 400 * frameArea
+    }
+}

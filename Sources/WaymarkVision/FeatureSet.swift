@@ -1,0 +1,84 @@
+import CSupport
+import WaymarkCore
+
+public struct Keypoint: Equatable, Sendable {
+    public var location: Point2
+    /// Diameter of the described neighbourhood, pixels.
+    public var size: Double
+    public var angle: Double
+    public var response: Double
+    public var octave: Int
+}
+
+public struct FeatureOptions: Equatable, Sendable {
+    public var maxFeatures = 1000
+    public var scaleFactor = 1.2
+    public var levels = 8
+    public var fastThreshold = 20
+    public var edgeThreshold = 31
+
+    public init() {}
+
+    public init(maxFeatures: Int) { self.maxFeatures = maxFeatures }
+}
+
+/// Keypoints and their 256-bit binary descriptors (oriented FAST, rotated BRIEF).
+public final class FeatureSet {
+    let handle: OpaquePointer
+    public let count: Int
+
+    public static let descriptorBytes = 32
+
+    init(owning handle: OpaquePointer) {
+        self.handle = handle
+        var n = 0
+        checkInvariant { cs_features_get_count(handle, &n, $0) }
+        count = n
+    }
+
+    deinit { cs_features_destroy(handle) }
+
+    /// Detects features in a gray image. Finding none is not an error.
+    public convenience init(detectingIn image: Image, options: FeatureOptions = FeatureOptions()) {
+        precondition(image.channels == 1, "features are detected on gray images")
+        var o = cs_feature_options(
+            max_features: Int32(options.maxFeatures), scale_factor: Float(options.scaleFactor),
+            levels: Int32(options.levels), fast_threshold: Int32(options.fastThreshold),
+            edge_threshold: Int32(options.edgeThreshold))
+        var out: OpaquePointer?
+        checkInvariant { cs_features_detect(image.handle, &o, &out, $0) }
+        self.init(owning: out!)
+    }
+
+    /// Builds a set from keypoints and `keypoints.count * 32` descriptor bytes.
+    public convenience init(keypoints: [Keypoint], descriptors: [UInt8]) {
+        precondition(descriptors.count == keypoints.count * FeatureSet.descriptorBytes, "descriptor bytes do not match")
+        let raw = keypoints.map {
+            cs_keypoint(
+                x: Float($0.location.x), y: Float($0.location.y), size: Float($0.size), angle: Float($0.angle),
+                response: Float($0.response), octave: Int32($0.octave))
+        }
+        var out: OpaquePointer?
+        checkInvariant { cs_features_create(raw, descriptors, raw.count, &out, $0) }
+        self.init(owning: out!)
+    }
+
+    public var keypoints: [Keypoint] {
+        let raw = [cs_keypoint](unsafeUninitializedCapacity: count) { buffer, n in
+            checkInvariant { cs_features_copy_keypoints(handle, buffer.baseAddress, buffer.count, $0) }
+            n = buffer.count
+        }
+        return raw.map {
+            Keypoint(
+                location: Point2(Double($0.x), Double($0.y)), size: Double($0.size), angle: Double($0.angle),
+                response: Double($0.response), octave: Int($0.octave))
+        }
+    }
+
+    public var descriptors: [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count * FeatureSet.descriptorBytes) { buffer, n in
+            checkInvariant { cs_features_copy_descriptors(handle, buffer.baseAddress, buffer.count, $0) }
+            n = buffer.count
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import CSupport
+import WaymarkCore
+
+/// An 8-bit image with 1 (gray) or 3 (BGR) channels.
+public final class Image {
+    let handle: OpaquePointer
+
+    public private(set) var width = 0
+    public private(set) var height = 0
+    public private(set) var channels = 0
+
+    init(owning handle: OpaquePointer) {
+        self.handle = handle
+        refreshSize()
+    }
+
+    /// Re-reads the size after CSupport wrote into this image as an output.
+    func refreshSize() {
+        var info = cs_image_info()
+        checkInvariant { cs_image_get_info(handle, &info, $0) }
+        width = Int(info.width)
+        height = Int(info.height)
+        channels = Int(info.channels)
+    }
+
+    /// An empty output image for CSupport to fill.
+    static func output(channels: Int) -> Image { Image(width: 1, height: 1, channels: channels) }
+
+    deinit { cs_image_destroy(handle) }
+
+    /// Reads an image file; `gray` converts it to one channel.
+    public convenience init(contentsOf path: String, gray: Bool) throws(WaymarkError) {
+        var out: OpaquePointer?
+        try check { cs_image_read(path, gray ? 1 : 3, &out, $0) }
+        self.init(owning: out!)
+    }
+
+    /// Copies `pixels`, rows packed (`width * channels` bytes each).
+    public convenience init(width: Int, height: Int, channels: Int, pixels: [UInt8]) {
+        precondition(pixels.count == width * height * channels, "pixel count does not match the size")
+        var out: OpaquePointer?
+        pixels.withUnsafeBufferPointer { buffer in
+            checkInvariant {
+                cs_image_create(Int32(width), Int32(height), Int32(channels), buffer.baseAddress, width * channels,
+                                &out, $0)
+            }
+        }
+        self.init(owning: out!)
+    }
+
+    /// A new black image; used as a reusable output.
+    public convenience init(width: Int, height: Int, channels: Int) {
+        var out: OpaquePointer?
+        checkInvariant { cs_image_create(Int32(width), Int32(height), Int32(channels), nil, 0, &out, $0) }
+        self.init(owning: out!)
+    }
+
+    public var pixels: [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: width * height * channels) { buffer, count in
+            checkInvariant { cs_image_copy_pixels(handle, buffer.baseAddress, buffer.count, $0) }
+            count = buffer.count
+        }
+    }
+
+    public func gray() -> Image {
+        if channels == 1 { return self }
+        let out = Image.output(channels: 1)
+        checkInvariant { cs_image_convert_to_gray(handle, out.handle, $0) }
+        out.refreshSize()
+        return out
+    }
+
+    public func resized(width: Int, height: Int) -> Image {
+        precondition(width > 0 && height > 0, "a resized image needs a positive size")
+        let out = Image.output(channels: channels)
+        checkInvariant { cs_image_resize(handle, Int32(width), Int32(height), out.handle, $0) }
+        out.refreshSize()
+        return out
+    }
+
+    /// out(x) = self(H⁻¹ x).
+    public func warped(by homography: Homography, width: Int, height: Int) -> Image {
+        let out = Image.output(channels: channels)
+        warp(by: homography, width: width, height: height, into: out)
+        return out
+    }
+
+    /// Warps into a reused output image (no allocation once `out` has the size).
+    public func warp(by homography: Homography, width: Int, height: Int, into out: Image) {
+        precondition(width > 0 && height > 0, "a warped image needs a positive size")
+        homography.elements.withUnsafeBufferPointer { h in
+            checkInvariant { cs_image_warp_perspective(handle, h.baseAddress, Int32(width), Int32(height), out.handle, $0) }
+        }
+        out.refreshSize()
+    }
+
+    public func blurred(sigma: Double) -> Image {
+        precondition(sigma > 0, "blur needs a positive sigma")
+        let out = Image.output(channels: channels)
+        checkInvariant { cs_image_gaussian_blur(handle, sigma, out.handle, $0) }
+        out.refreshSize()
+        return out
+    }
+
+    public struct Statistics: Sendable {
+        public var mean: Double
+        public var standardDeviation: Double
+        public var meanGradient: Double
+        public var laplacianVariance: Double
+    }
+
+    public func statistics() -> Statistics {
+        var s = cs_image_statistics()
+        checkInvariant { cs_image_get_statistics(handle, &s, $0) }
+        return Statistics(
+            mean: s.mean, standardDeviation: s.standard_deviation, meanGradient: s.mean_gradient,
+            laplacianVariance: s.laplacian_variance)
+    }
+
+    /// Writes by extension, replacing any file there atomically.
+    public func write(to path: String) throws(WaymarkError) {
+        try check { cs_image_write(handle, path, $0) }
+    }
+}
