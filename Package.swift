@@ -29,7 +29,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(name: "waymark", dependencies: ["Waymark"], swiftSettings: strict),
         .executableTarget(
-            name: "waymark-bench", dependencies: ["Waymark"], path: "Benchmarks/Sources/waymark-bench",
+            name: "waymark-bench", dependencies: ["Waymark", "TestSupport"], path: "Benchmarks/Sources/waymark-bench",
             swiftSettings: strict),
 
         .target(name: "TestSupport", dependencies: ["Waymark"], path: "Tests/TestSupport", swiftSettings: strict),
@@ -38,7 +38,7 @@ let package = Package(
             name: "WaymarkVisionTests", dependencies: ["WaymarkVision", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "WaymarkImagesTests", dependencies: ["WaymarkImages", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "waymarkCLITests", dependencies: ["TestSupport"], swiftSettings: strict),
+        .testTarget(name: "waymarkCLITests", dependencies: ["TestSupport", "waymark"], swiftSettings: strict),
     ],
     cxxLanguageStandard: .cxx17
 )

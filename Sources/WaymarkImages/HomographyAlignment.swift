@@ -30,6 +30,7 @@ struct HomographyAlignment {
 
     let options: Options
     private let warped = Image(width: 1, height: 1, channels: 1)
+    private let compensated = Image(width: 1, height: 1, channels: 1)
 
     init(options: Options = Options()) { self.options = options }
 
@@ -43,7 +44,9 @@ struct HomographyAlignment {
             let templateToFrame = current * template.toReference
             guard let frameToTemplate = templateToFrame.inverse else { return last }
             frame.warp(by: frameToTemplate, width: template.image.width, height: template.image.height, into: warped)
-            let flow = trackPoints(template.points, from: template.image, to: warped, options: options.flow)
+            warped.matchBrightness(mean: template.brightness.mean, standardDeviation: template.brightness.standardDeviation,
+                                   into: compensated)
+            let flow = trackPoints(template.points, from: template.image, to: compensated, options: options.flow)
             var source: [Point2] = []
             var destination: [Point2] = []
             var errors: [Double] = []

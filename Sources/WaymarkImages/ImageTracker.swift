@@ -4,6 +4,9 @@ import WaymarkVision
 public struct ImageTrackerOptions: Equatable, Sendable {
     /// While some references are followed, the others are searched for every this many frames.
     public var searchInterval = 5
+    /// Corner motion below this many pixels is taken for noise on a still scene: the previous
+    /// position is reported again, so images in a still shot do not jitter.
+    public var stillnessTolerance = 0.25
     public var detector = ImageDetectorOptions()
 
     public init() {}
@@ -16,8 +19,11 @@ public final class ImageTracker {
     public let options: ImageTrackerOptions
 
     private struct Followed {
-        var homography: Homography
+        /// What was reported in the last frame.
+        var last: ImageDetection
+        /// The homography of the frame before, for the motion prediction.
         var previous: Homography?
+        var homography: Homography { last.homography }
     }
 
     private var followed: [Int: Followed] = [:]
@@ -34,8 +40,9 @@ public final class ImageTracker {
         var results: [ImageDetection] = []
         for (r, state) in followed.sorted(by: { $0.key < $1.key }) {
             if let found = detector.follow(r, predicted: prediction(state), in: gray, intrinsics: intrinsics) {
-                results.append(found)
-                followed[r] = Followed(homography: found.homography, previous: state.homography)
+                let reported = holdingStill(found, state.last)
+                results.append(reported)
+                followed[r] = Followed(last: reported, previous: state.homography)
             } else {
                 followed[r] = nil
                 let reference = detector.references[r]
@@ -51,7 +58,7 @@ public final class ImageTracker {
             framesSinceSearch = 0
             for found in detector.detect(in: gray, intrinsics: intrinsics, skipping: Set(followed.keys)) {
                 results.append(found)
-                followed[found.reference] = Followed(homography: found.homography, previous: nil)
+                followed[found.reference] = Followed(last: found, previous: nil)
             }
         } else {
             framesSinceSearch += 1
@@ -63,6 +70,18 @@ public final class ImageTracker {
     public func reset() {
         followed = [:]
         framesSinceSearch = Int.max
+    }
+
+    /// The new detection, or, when no corner moved beyond the stillness tolerance, the new one
+    /// at the last reported position.
+    private func holdingStill(_ found: ImageDetection, _ last: ImageDetection) -> ImageDetection {
+        let moved = zip(found.corners, last.corners).map { $0.distance(to: $1) }.max() ?? .infinity
+        guard moved < options.stillnessTolerance else { return found }
+        var held = found
+        held.homography = last.homography
+        held.corners = last.corners
+        held.pose = last.pose
+        return held
     }
 
     /// Constant-velocity prediction: the last frame-to-frame motion applied once more.

@@ -82,12 +82,14 @@ public final class ReferenceImage {
 struct AlignmentTemplate {
     let image: Image
     let points: [Point2]
+    let brightness: Image.Statistics
     /// Maps template pixels to reference pixels.
     let toReference: Homography
     let fromReference: Homography
 
     init(image: Image, referenceWidth: Int, referenceHeight: Int, maxPoints: Int) {
         self.image = image
+        brightness = image.statistics()
         points = detectCorners(in: image, maxCount: maxPoints, quality: 0.01,
                                minDistance: max(4, Double(min(image.width, image.height)) / 40))
         let sx = Double(referenceWidth) / Double(image.width)

@@ -43,14 +43,17 @@ public struct ReferenceLibrary: Sendable {
         self.entries = entries
     }
 
-    /// Loads a manifest (`.json`) or every image in a folder.
+    /// Loads a manifest (`.json`), every image in a folder, or a single image file.
     public init(contentsOf path: String) throws(WaymarkError) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw WaymarkError(.missingInput, "no such reference manifest or folder: \(path)")
         }
+        let url = URL(fileURLWithPath: path)
         if isDirectory.boolValue {
             try self.init(folder: path)
+        } else if Self.imageExtensions.contains(url.pathExtension.lowercased()) {
+            try self.init(entries: [ReferenceEntry(name: url.deletingPathExtension().lastPathComponent, path: path)])
         } else {
             try self.init(manifest: path)
         }

@@ -15,6 +15,8 @@ public struct FeatureOptions: Equatable, Sendable {
     public var scaleFactor = 1.2
     public var levels = 8
     public var fastThreshold = 20
+    /// Used instead when fewer than half of `maxFeatures` are found (dark, low-contrast frames).
+    public var minFastThreshold = 7
     public var edgeThreshold = 31
 
     public init() {}
@@ -44,7 +46,7 @@ public final class FeatureSet {
         var o = cs_feature_options(
             max_features: Int32(options.maxFeatures), scale_factor: Float(options.scaleFactor),
             levels: Int32(options.levels), fast_threshold: Int32(options.fastThreshold),
-            edge_threshold: Int32(options.edgeThreshold))
+            min_fast_threshold: Int32(options.minFastThreshold), edge_threshold: Int32(options.edgeThreshold))
         var out: OpaquePointer?
         checkInvariant { cs_features_detect(image.handle, &o, &out, $0) }
         self.init(owning: out!)

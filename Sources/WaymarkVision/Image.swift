@@ -94,6 +94,22 @@ public final class Image {
         out.refreshSize()
     }
 
+    /// Gain and bias applied to a gray image so that its non-zero pixels get `mean` and
+    /// `standardDeviation`, written into `out`.
+    public func matchBrightness(mean: Double, standardDeviation: Double, into out: Image) {
+        precondition(channels == 1, "brightness matching runs on gray images")
+        checkInvariant { cs_image_match_brightness(handle, mean, standardDeviation, out.handle, $0) }
+        out.refreshSize()
+    }
+
+    /// Draws `image` onto this one, mapped by `homography` (image pixels → these pixels).
+    public func composite(_ image: Image, by homography: Homography) {
+        precondition(image.channels == channels, "compositing needs equal channel counts")
+        homography.elements.withUnsafeBufferPointer { h in
+            checkInvariant { cs_image_composite_warped(handle, image.handle, h.baseAddress, $0) }
+        }
+    }
+
     public func blurred(sigma: Double) -> Image {
         precondition(sigma > 0, "blur needs a positive sigma")
         let out = Image.output(channels: channels)

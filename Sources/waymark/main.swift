@@ -1,1 +1,42 @@
-print("placeholder")
+import Foundation
+import Waymark
+
+/// Finds the subcommand (one or two words) and runs it; every failure becomes a one-line
+/// message and an exit code.
+func runMain(_ tokens: [String]) -> ExitCode {
+    guard let first = tokens.first else {
+        Console.write(mainHelp + "\n")
+        return .usage
+    }
+    switch first {
+    case "--version":
+        print(versionText())
+        return .ok
+    case "--help", "-h", "help":
+        print(mainHelp)
+        return .ok
+    default: break
+    }
+    let twoWords = tokens.count > 1 ? "\(tokens[0]) \(tokens[1])" : ""
+    guard let command = commands.first(where: { $0.name == twoWords }) ?? commands.first(where: { $0.name == first })
+    else {
+        Console.error(first == "references"
+            ? "references needs a subcommand: check; see `waymark references check --help`"
+            : "unknown command '\(first)'; see waymark --help")
+        return .usage
+    }
+    let rest = Array(tokens.dropFirst(command.name.split(separator: " ").count))
+    do {
+        let arguments = try Arguments(rest, valueOptions: command.valueOptions, flagOptions: command.flagOptions)
+        if arguments.flag("--help") {
+            print(command.help)
+            return .ok
+        }
+        return try command.run(arguments)
+    } catch {
+        Console.error(error.message)
+        return ExitCode(error.kind)
+    }
+}
+
+exit(runMain(Array(CommandLine.arguments.dropFirst())).rawValue)

@@ -1,1 +1,40 @@
-print("placeholder")
+import Foundation
+import TestSupport
+import Waymark
+
+let usage = """
+    Usage: waymark-bench SUITE [--python PATH]
+           waymark-bench sample-video --output DIR
+
+    Suites: detection. Results print as Markdown on standard output, for Benchmarks/RESULTS.md.
+    sample-video writes the demo's synthetic video, its references and its ground truth.
+    Data comes from ../shared/datasets (or WAYMARK_DATASETS); without it the suites exit 66.
+    """
+
+func fail(_ message: String, _ code: Int32) -> Never {
+    FileHandle.standardError.write(Data("waymark-bench: \(message)\n".utf8))
+    exit(code)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+func option(_ name: String, in arguments: [String] = arguments) -> String? {
+    guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
+    return arguments[i + 1]
+}
+
+switch arguments.first {
+case "detection":
+    guard let root = SharedDatasets.root else { fail(SharedDatasets.absentMessage, 66) }
+    let script = SharedDatasets.repositoryRoot.appendingPathComponent("Benchmarks/baselines/opencv_baseline.py").path
+    let suite = DetectionSuite(
+        datasets: root, baseline: Baseline(python: option("--python") ?? "/usr/bin/python3", script: script),
+        scratch: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("waymark-bench-\(getpid())"))
+    do { try suite.run() } catch { fail("\(error)", 70) }
+case "sample-video":
+    guard let output = option("--output") else { fail("sample-video needs --output DIR", 64) }
+    do { try SampleVideo.write(to: URL(fileURLWithPath: output)) } catch { fail("\(error)", 73) }
+case "--help", "-h":
+    print(usage)
+default:
+    fail("unknown or missing suite\n" + usage, 64)
+}

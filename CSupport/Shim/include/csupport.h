@@ -72,6 +72,14 @@ cs_status cs_image_resize(const cs_image *image, int32_t width, int32_t height, 
 /* out(x) = image(H^-1 x) for a row-major 3x3 H; pixels outside read as 0. */
 cs_status cs_image_warp_perspective(const cs_image *image, const double homography[9], int32_t width,
                                     int32_t height, cs_image *out, cs_error *error);
+/* Gray only: out = gain * image + bias, with gain and bias chosen so that the pixels that are
+   not 0 get the given mean and standard deviation (compensates a change of lighting). */
+cs_status cs_image_match_brightness(const cs_image *image, double mean, double standard_deviation, cs_image *out,
+                                    cs_error *error);
+/* Draws `image` onto `canvas` (same channel count) mapped by H (image pixels -> canvas
+   pixels), bilinear and anti-aliased at the edges; canvas pixels outside stay as they are. */
+cs_status cs_image_composite_warped(cs_image *canvas, const cs_image *image, const double homography[9],
+                                    cs_error *error);
 /* Gaussian blur with the given sigma in pixels (for tests and quality checks). */
 cs_status cs_image_gaussian_blur(const cs_image *image, double sigma, cs_image *out, cs_error *error);
 
@@ -102,6 +110,9 @@ typedef struct cs_feature_options {
     float scale_factor;    /* between pyramid levels, > 1 */
     int32_t levels;
     int32_t fast_threshold;
+    /* When fewer than half of max_features are found, detection runs again with this lower
+       threshold (dark or low-contrast frames). 0 or >= fast_threshold: never. */
+    int32_t min_fast_threshold;
     int32_t edge_threshold; /* border in pixels where no features are found */
 } cs_feature_options;
 

@@ -36,6 +36,11 @@ cs_status cs_features_detect(const cs_image *gray, const cs_feature_options *opt
         std::vector<cv::KeyPoint> keypoints;
         cv::Mat descriptors;
         orb->detectAndCompute(gray->mat, cv::noArray(), keypoints, descriptors);
+        if (options->min_fast_threshold > 0 && options->min_fast_threshold < options->fast_threshold &&
+            int(keypoints.size()) < options->max_features / 2) {
+            orb->setFastThreshold(options->min_fast_threshold);
+            orb->detectAndCompute(gray->mat, cv::noArray(), keypoints, descriptors);
+        }
         auto result = new cs_features{};
         result->keypoints.reserve(keypoints.size());
         for (const auto &k : keypoints)

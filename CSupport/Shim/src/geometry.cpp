@@ -131,7 +131,8 @@ cs_status cs_pose_estimate_planar(const double *object_points, const float *imag
         std::vector<cv::Point3d> object(count);
         for (size_t i = 0; i < count; ++i)
             object[i] = {object_points[3 * i], object_points[3 * i + 1], object_points[3 * i + 2]};
-        auto image = to_opencv_points(image_points, count);
+        std::vector<cv::Point2d> image(count);
+        for (size_t i = 0; i < count; ++i) image[i] = {image_points[2 * i] - 0.5, image_points[2 * i + 1] - 0.5};
         cv::Matx33d k(intrinsics[0], 0, intrinsics[2] - 0.5, 0, intrinsics[1], intrinsics[3] - 0.5, 0, 0, 1);
         cv::Mat rvec, tvec;
         if (!cv::solvePnP(object, image, k, cv::noArray(), rvec, tvec, false, cv::SOLVEPNP_IPPE))
@@ -140,7 +141,7 @@ cs_status cs_pose_estimate_planar(const double *object_points, const float *imag
         cv::Rodrigues(rvec, r);
         for (int i = 0; i < 9; ++i) rotation[i] = r(i / 3, i % 3);
         for (int i = 0; i < 3; ++i) translation[i] = tvec.at<double>(i);
-        std::vector<cv::Point2f> projected;
+        std::vector<cv::Point2d> projected;
         cv::projectPoints(object, rvec, tvec, k, cv::noArray(), projected);
         double sum = 0;
         for (size_t i = 0; i < count; ++i) {

@@ -112,6 +112,43 @@ cs_status cs_image_warp_perspective(const cs_image *image, const double homograp
     });
 }
 
+cs_status cs_image_match_brightness(const cs_image *image, double mean, double standard_deviation, cs_image *out,
+                                    cs_error *error) {
+    return cs::guard(error, [&] {
+        require_image(image);
+        cs::require(out != nullptr && image->mat.type() == CV_8UC1, "cs_image_match_brightness: needs a gray image");
+        cs::require(standard_deviation >= 0, "cs_image_match_brightness: negative standard deviation");
+        cv::Mat valid = image->mat > 0;
+        cv::Scalar m, d;
+        cv::meanStdDev(image->mat, m, d, valid);
+        double gain = d[0] > 1e-6 ? standard_deviation / d[0] : 1.0;
+        image->mat.convertTo(out->mat, CV_8U, gain, mean - gain * m[0]);
+    });
+}
+
+cs_status cs_image_composite_warped(cs_image *canvas, const cs_image *image, const double homography[9],
+                                    cs_error *error) {
+    return cs::guard(error, [&] {
+        require_image(image);
+        cs::require(canvas != nullptr && !canvas->mat.empty() && homography != nullptr,
+                    "cs_image_composite_warped: NULL argument");
+        cs::require(canvas->mat.type() == image->mat.type(), "cs_image_composite_warped: channel counts differ");
+        cv::Matx33d shift(1, 0, 0.5, 0, 1, 0.5, 0, 0, 1), unshift(1, 0, -0.5, 0, 1, -0.5, 0, 0, 1);
+        cv::Mat centred(unshift * cv::Matx33d(homography) * shift);
+        cv::Mat warped, coverage;
+        cv::Mat opaque(image->mat.size(), CV_32F, cv::Scalar(1));
+        cv::warpPerspective(image->mat, warped, centred, canvas->mat.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT);
+        cv::warpPerspective(opaque, coverage, centred, canvas->mat.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT);
+        cv::Mat base, top, alpha;
+        canvas->mat.convertTo(base, CV_32F);
+        warped.convertTo(top, CV_32F);
+        if (canvas->mat.channels() == 3) cv::cvtColor(coverage, alpha, cv::COLOR_GRAY2BGR);
+        else alpha = coverage;
+        cv::Mat blended = base.mul(cv::Scalar::all(1) - alpha) + top.mul(alpha);
+        blended.convertTo(canvas->mat, canvas->mat.type());
+    });
+}
+
 cs_status cs_image_gaussian_blur(const cs_image *image, double sigma, cs_image *out, cs_error *error) {
     return cs::guard(error, [&] {
         require_image(image);

@@ -2,6 +2,10 @@
 
 #include <opencv2/videoio.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
 #include <sys/stat.h>
 
 struct cs_video_reader {
@@ -26,6 +30,9 @@ cs_status cs_video_reader_open(const char *path, cs_video_reader **out, cs_error
         struct stat info {};
         if (::stat(path, &info) != 0) throw cs::Failure(CS_NOT_FOUND, std::string("no such file: ") + path);
         if (S_ISDIR(info.st_mode)) throw cs::Failure(CS_DECODE_FAILED, std::string("is a directory, not a file: ") + path);
+        // FFmpeg prints decoder complaints about recoverable stream damage on stderr; the
+        // caller reports what matters, so keep FFmpeg quiet unless the user asked otherwise.
+        ::setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0);
         auto reader = new cs_video_reader{};
         if (!reader->capture.open(path, cv::CAP_FFMPEG) || !reader->capture.isOpened()) {
             delete reader;
@@ -58,11 +65,13 @@ cs_status cs_video_reader_read(cs_video_reader *reader, cs_image *frame, double 
         if (!reader->capture.grab()) return;
         if (!reader->capture.retrieve(frame->mat) || frame->mat.empty())
             throw cs::Failure(CS_DECODE_FAILED, "a video frame could not be decoded");
-        double ms = reader->capture.get(cv::CAP_PROP_POS_MSEC);
-        // Fall back to the frame rate when the container gives no usable presentation time.
-        if (!(ms >= 0) || (reader->frames_read > 0 && ms == 0))
-            ms = reader->fps > 0 ? 1000.0 * double(reader->frames_read) / reader->fps : 0;
-        *timestamp = ms / 1000.0;
+        // OpenCV's CAP_PROP_POS_MSEC follows decode order, which jumps back and forth on streams
+        // with reordered frames; the frame rate gives presentation times that always increase.
+        if (reader->fps > 0 && std::isfinite(reader->fps)) {
+            *timestamp = double(reader->frames_read) / reader->fps;
+        } else {
+            *timestamp = std::max(0.0, reader->capture.get(cv::CAP_PROP_POS_MSEC) / 1000.0);
+        }
         reader->frames_read += 1;
         *got = 1;
     });

@@ -1,0 +1,216 @@
+import Foundation
+import TestSupport
+import Waymark
+
+/// `waymark-bench detection`: accuracy and speed of reference-image detection against the
+/// OpenCV Python pipelines (ORB and SIFT) a user would otherwise write, in one invocation.
+struct DetectionSuite {
+    var datasets: URL
+    var baseline: Baseline
+    var scratch: URL
+
+    /// Mean corner error (px) below which a pair counts as correctly located.
+    static let acceptedError = 3.0
+    /// A detection whose corners are further than this share of the frame diagonal is false.
+    static let falseDetectionShare = 0.05
+
+    func run() throws {
+        print("## detection\n")
+        try oxford()
+        try manyReferences()
+        try following()
+    }
+
+    // MARK: Oxford affine, one reference at a time
+
+    private func oxford() throws {
+        let pairs = try OxfordAffine.pairs(in: datasets)
+        var ours: [(error: Double, ms: Double)] = []
+        for pair in pairs {
+            let reference = try ReferenceImage(entry: ReferenceEntry(name: pair.sequence, path: pair.referencePath))
+            let detector = ImageDetector(references: [reference])
+            let frame = try Image(contentsOf: pair.framePath, gray: true)
+            _ = detector.detect(in: frame)  // warm-up
+            let (found, ms) = milliseconds { detector.detect(in: frame) }
+            let error = found.first.map {
+                OxfordAffine.cornerError($0.homography, pair.truth, width: reference.width, height: reference.height)
+            } ?? .infinity
+            ours.append((error, ms))
+        }
+        let answer = try baseline.run(task: [
+            "pairs": pairs.map { ["reference": $0.referencePath, "frame": $0.framePath] }, "kinds": ["orb", "sift"],
+        ])
+        let sizes = try pairs.map { pair -> (Int, Int) in
+            let image = try Image(contentsOf: pair.referencePath, gray: true)
+            return (image.width, image.height)
+        }
+        func errors(_ kind: String) -> [Double] {
+            (answer.pairs?[kind] ?? []).enumerated().map { i, result in
+                guard let h = result.homography else { return .infinity }
+                return OxfordAffine.cornerError(
+                    .fromIntegerCentred(Homography(h)), pairs[i].truth, width: sizes[i].0, height: sizes[i].1)
+            }
+        }
+        let orb = errors("orb")
+        let sift = errors("sift")
+        print("### Oxford affine: share of pairs (img1 → img2…img6) with mean corner error < \(format(Self.acceptedError, 0)) px\n")
+        print("| sequence | Waymark | OpenCV ORB | OpenCV SIFT | Waymark median error px |")
+        print("|---|---|---|---|---|")
+        func share(_ values: ArraySlice<Double>) -> String {
+            "\(values.filter { $0 < Self.acceptedError }.count)/\(values.count)"
+        }
+        for (s, sequence) in OxfordAffine.sequences.enumerated() {
+            let range = (s * 5)..<(s * 5 + 5)
+            let ourErrors = ours[range].map(\.error)
+            print("| \(sequence) | \(share(ourErrors[...])) | \(share(orb[range])) | \(share(sift[range])) | \(format(Summary(ourErrors).median)) |")
+        }
+        print("| **all** | **\(share(ours.map(\.error)[...]))** | \(share(orb[...])) | \(share(sift[...])) | \(format(Summary(ours.map(\.error)).median)) |\n")
+        let ourTime = Summary(ours.map(\.ms))
+        let orbTime = Summary(answer.pairs?["orb"]?.map(\.ms) ?? [])
+        let siftTime = Summary(answer.pairs?["sift"]?.map(\.ms) ?? [])
+        print("Time per pair (frame features + matching + homography; 800×640…1000×700 frames, one thread):\n")
+        print("| pipeline | median ms | p90 ms | median ratio to Waymark |")
+        print("|---|---|---|---|")
+        print("| Waymark | \(format(ourTime.median, 1)) | \(format(ourTime.p90, 1)) | 1.00 |")
+        print("| OpenCV ORB (Python) | \(format(orbTime.median, 1)) | \(format(orbTime.p90, 1)) | \(format(orbTime.median / ourTime.median)) |")
+        print("| OpenCV SIFT (Python) | \(format(siftTime.median, 1)) | \(format(siftTime.p90, 1)) | \(format(siftTime.median / ourTime.median)) |\n")
+    }
+
+    // MARK: 25 active references in 640×480 frames
+
+    private struct LabelledFrame {
+        var path: String
+        /// The reference this frame shows and its true homography, or nil for a distractor.
+        var truth: (reference: Int, homography: Homography)?
+    }
+
+    private func manyReferences() throws {
+        var referencePaths = OxfordAffine.sequences.map { datasets.appendingPathComponent("oxford_affine/\($0)/img1.png").path }
+        let evdNames = try FileManager.default.contentsOfDirectory(atPath: datasets.appendingPathComponent("evd_extreme_view/1").path)
+            .filter { $0.hasSuffix(".png") }.sorted()
+        referencePaths += evdNames.map { datasets.appendingPathComponent("evd_extreme_view/1/\($0)").path }
+        referencePaths += ["opencv_samples/box.png", "opencv_samples/aloeL.jpg"].map { datasets.appendingPathComponent($0).path }
+        referencePaths = Array(referencePaths.prefix(ReferenceLibrary.maxActiveImages))
+        let references = try referencePaths.enumerated().map { i, path in
+            try ReferenceImage(entry: ReferenceEntry(name: "r\(i)", path: path))
+        }
+
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        var frames: [LabelledFrame] = []
+        for pair in try OxfordAffine.pairs(in: datasets) where pair.index <= 4 {
+            let r = OxfordAffine.sequences.firstIndex(of: pair.sequence)!
+            frames.append(try resizedFrame(pair.framePath, name: "\(pair.sequence)\(pair.index)", truth: (r, pair.truth)))
+        }
+        for (e, name) in evdNames.enumerated() {
+            let values = try String(contentsOf: datasets.appendingPathComponent("evd_extreme_view/h/\(name.dropLast(4)).txt"), encoding: .utf8)
+                .split(whereSeparator: { $0.isWhitespace }).compactMap { Double($0) }
+            frames.append(try resizedFrame(
+                datasets.appendingPathComponent("evd_extreme_view/2/\(name)").path, name: "evd-\(name.dropLast(4))",
+                truth: (OxfordAffine.sequences.count + e, .fromIntegerCentred(Homography(values)))))
+        }
+        let tum = datasets.appendingPathComponent("tum_fr3_office_frames/rgb")
+        for name in try FileManager.default.contentsOfDirectory(atPath: tum.path).sorted() where name.hasSuffix(".png") {
+            frames.append(LabelledFrame(path: tum.appendingPathComponent(name).path, truth: nil))
+        }
+
+        let detector = ImageDetector(references: references)
+        let images = try frames.map { try Image(contentsOf: $0.path, gray: true) }
+        _ = detector.detect(in: images[0])  // warm-up
+        var ourTimes: [Double] = []
+        var ourOutcome = Outcome()
+        for (f, image) in images.enumerated() {
+            let (found, ms) = milliseconds { detector.detect(in: image) }
+            ourTimes.append(ms)
+            ourOutcome.add(found.map { ($0.reference, $0.homography) }, frames[f], references)
+        }
+        // SIFT is left out here: brute-force SIFT matching against 25 references takes ~10 s a frame.
+        let answer = try baseline.run(task: ["references": referencePaths, "frames": frames.map(\.path), "kinds": ["orb"]])
+        var baselines: [(String, Summary, Outcome)] = []
+        for kind in ["orb"] {
+            var outcome = Outcome()
+            let results = answer.many?[kind] ?? []
+            for (f, result) in results.enumerated() {
+                outcome.add(result.detections.map { ($0.reference, .fromIntegerCentred(Homography($0.homography))) }, frames[f], references)
+            }
+            baselines.append((kind == "orb" ? "OpenCV ORB (Python)" : "OpenCV SIFT (Python)", Summary(results.map(\.ms)), outcome))
+        }
+        let ours = Summary(ourTimes)
+        let shown = frames.filter { $0.truth != nil }.count
+        print("### 25 active references, \(frames.count) frames of 640×480, one thread\n")
+        print("Frames: Oxford img2–img4 of 8 sequences and the 15 EVD extreme-view pairs (each shows one reference), "
+            + "and \(frames.count - shown) TUM fr3 office frames that show none. A detection is false when it names a reference "
+            + "the frame does not show, or puts the right one more than \(Int(Self.falseDetectionShare * 100))% of the frame diagonal from the truth.\n")
+        print("| pipeline | median ms/frame | p90 ms | ratio to Waymark | found (of \(shown)) | false detections |")
+        print("|---|---|---|---|---|---|")
+        print("| Waymark | \(format(ours.median, 1)) | \(format(ours.p90, 1)) | 1.00 | \(ourOutcome.found) | \(ourOutcome.falseDetections) |")
+        for (name, time, outcome) in baselines {
+            print("| \(name) | \(format(time.median, 1)) | \(format(time.p90, 1)) | \(format(time.median / ours.median)) | \(outcome.found) | \(outcome.falseDetections) |")
+        }
+        print("")
+    }
+
+    private struct Outcome {
+        var found = 0
+        var falseDetections = 0
+
+        mutating func add(_ detections: [(Int, Homography)], _ frame: LabelledFrame, _ references: [ReferenceImage]) {
+            let diagonal = (640.0 * 640 + 480 * 480).squareRoot()
+            for (r, h) in detections {
+                guard let truth = frame.truth, truth.reference == r else {
+                    falseDetections += 1
+                    continue
+                }
+                let error = OxfordAffine.cornerError(h, truth.homography, width: references[r].width, height: references[r].height)
+                if error > DetectionSuite.falseDetectionShare * diagonal { falseDetections += 1 } else { found += 1 }
+            }
+        }
+    }
+
+    /// Writes the frame at 640×480 and scales its ground truth to match.
+    private func resizedFrame(_ path: String, name: String, truth: (Int, Homography)) throws -> LabelledFrame {
+        let image = try Image(contentsOf: path, gray: true)
+        let out = scratch.appendingPathComponent("\(name).png").path
+        try image.resized(width: 640, height: 480).write(to: out)
+        let scale = Homography.scaling(640 / Double(image.width), 480 / Double(image.height))
+        return LabelledFrame(path: out, truth: (truth.0, (scale * truth.1).normalized))
+    }
+
+    // MARK: Following through video
+
+    private func following() throws {
+        let video = try SyntheticVideo.sample(
+            box: datasets.appendingPathComponent("opencv_samples/box.png").path,
+            graffiti: datasets.appendingPathComponent("opencv_samples/graf1.png").path,
+            wall: datasets.appendingPathComponent("opencv_samples/aloeL.jpg").path)
+        let references = try video.placements.map { placement in
+            try ReferenceImage(entry: ReferenceEntry(name: placement.name, path: "-"), image: placement.image)
+        }
+        let frames = (0..<video.frameCount).map { video.render($0) }
+        let detector = ImageDetector(references: references)
+        let tracker = ImageTracker(references: references)
+        _ = detector.detect(in: frames[0])
+        var detectTimes: [Double] = []
+        var trackTimes: [Double] = []
+        var trackErrors: [Double] = []
+        var detectErrors: [Double] = []
+        for (i, frame) in frames.enumerated() {
+            let truth = video.truth(at: i)
+            let (detected, dms) = milliseconds { detector.detect(in: frame) }
+            detectTimes.append(dms)
+            let (followed, tms) = milliseconds { tracker.process(frame) }
+            if followed.allSatisfy({ $0.state == .tracked }) && followed.count == references.count { trackTimes.append(tms) }
+            for d in detected { detectErrors.append(OxfordAffine.cornerError(d.homography, truth[d.name]!, width: references[d.reference].width, height: references[d.reference].height)) }
+            for d in followed where d.state != .lost {
+                trackErrors.append(OxfordAffine.cornerError(d.homography, truth[d.name]!, width: references[d.reference].width, height: references[d.reference].height))
+            }
+        }
+        let detect = Summary(detectTimes)
+        let track = Summary(trackTimes)
+        print("### Following 2 references through a \(video.frameCount)-frame synthetic 640×480 video (exact ground truth)\n")
+        print("| mode | median ms/frame | p90 ms | median corner error px | p90 error px |")
+        print("|---|---|---|---|---|")
+        print("| detect every frame | \(format(detect.median, 2)) | \(format(detect.p90, 2)) | \(format(Summary(detectErrors).median)) | \(format(Summary(detectErrors).p90)) |")
+        print("| follow (frames where both are tracked) | \(format(track.median, 2)) | \(format(track.p90, 2)) | \(format(Summary(trackErrors).median)) | \(format(Summary(trackErrors).p90)) |")
+        print("\nFollowing costs \(format(track.median / detect.median)) of detecting, per frame.\n")
+    }
+}

@@ -1,0 +1,42 @@
+# Set-up and everyday commands. `make demo` and `make test` work on a fresh Debian 12
+# machine with the Swift toolchain: they install what is missing first.
+SWIFT ?= $(shell command -v swift || echo /opt/swift/usr/bin/swift)
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+DEBIAN_PACKAGES := libopencv-dev libopencv-contrib-dev libeigen3-dev pkg-config opencv-doc python3-opencv
+PC_DIR := /usr/local/lib/pkgconfig
+OUT := out
+
+.PHONY: setup build demo test bench clean
+
+# Debian packages, then Waymark's own pkg-config file (CSupport/pkgconfig/waymark-opencv.pc),
+# which links only the OpenCV modules the shim uses.
+setup:
+	@missing=$$(for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	@cmp -s CSupport/pkgconfig/waymark-opencv.pc $(PC_DIR)/waymark-opencv.pc || \
+	  ($(SUDO) mkdir -p $(PC_DIR) && $(SUDO) cp CSupport/pkgconfig/waymark-opencv.pc $(PC_DIR)/)
+
+build: setup
+	$(SWIFT) build -c release
+
+demo: build
+	@mkdir -p $(OUT)/demo
+	.build/release/waymark-bench sample-video --output $(OUT)/sample
+	.build/release/waymark process $(OUT)/sample/sample.mp4 \
+	  --references $(OUT)/sample/references/references.json \
+	  --output $(OUT)/demo/results.jsonl --annotate $(OUT)/demo/annotated.mp4
+	@echo "Results: $(OUT)/demo/results.jsonl (JSON Lines), $(OUT)/demo/annotated.mp4 (video with outlines)."
+	@echo "Ground truth of the sample: $(OUT)/sample/truth.jsonl"
+
+test: setup
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: build
+	.build/release/waymark-bench detection
+
+clean:
+	rm -rf .build $(OUT)

@@ -1,0 +1,70 @@
+import Waymark
+
+/// Hand-written parsing: `--name value`, `--name=value`, flags, repeatable options, positionals.
+struct Arguments {
+    private var options: [String: [String]] = [:]
+    private var flags: Set<String> = []
+    private(set) var positionals: [String] = []
+    private var consumed: Set<String> = []
+
+    /// `valueOptions` take a value; `flagOptions` do not. Anything else starting with "--" is an error.
+    init(_ tokens: [String], valueOptions: Set<String>, flagOptions: Set<String>) throws(WaymarkError) {
+        var i = 0
+        var onlyPositionals = false
+        while i < tokens.count {
+            let token = tokens[i]
+            i += 1
+            if onlyPositionals || !token.hasPrefix("-") || token == "-" {
+                positionals.append(token)
+                continue
+            }
+            if token == "--" {
+                onlyPositionals = true
+                continue
+            }
+            var name = token
+            var inlineValue: String?
+            if let eq = token.firstIndex(of: "=") {
+                name = String(token[..<eq])
+                inlineValue = String(token[token.index(after: eq)...])
+            }
+            if name == "-h" { name = "--help" }
+            if flagOptions.contains(name) {
+                guard inlineValue == nil else { throw WaymarkError(.usage, "\(name) takes no value") }
+                flags.insert(name)
+            } else if valueOptions.contains(name) {
+                let value: String
+                if let inlineValue {
+                    value = inlineValue
+                } else {
+                    guard i < tokens.count else { throw WaymarkError(.usage, "\(name) needs a value") }
+                    value = tokens[i]
+                    i += 1
+                }
+                options[name, default: []].append(value)
+            } else {
+                throw WaymarkError(.usage, "unknown option \(name); see --help")
+            }
+        }
+    }
+
+    func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    /// The single value of an option; giving it twice is an error.
+    func value(_ name: String) throws(WaymarkError) -> String? {
+        guard let values = options[name] else { return nil }
+        guard values.count == 1 else { throw WaymarkError(.usage, "\(name) is given more than once") }
+        return values[0]
+    }
+
+    func values(_ name: String) -> [String] { options[name] ?? [] }
+
+    func required(_ name: String) throws(WaymarkError) -> String {
+        guard let value = try value(name) else { throw WaymarkError(.usage, "\(name) is required; see --help") }
+        return value
+    }
+
+    func intrinsics() throws(WaymarkError) -> Intrinsics? {
+        try value("--intrinsics").map { (text: String) throws(WaymarkError) in try Intrinsics(parsing: text) }
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import Waymark
+
+let waymarkVersion = "0.1.0"
+
+/// A subcommand: its help text and what it does with its arguments.
+protocol Command: Sendable {
+    static var name: String { get }
+    static var help: String { get }
+    static var valueOptions: Set<String> { get }
+    static var flagOptions: Set<String> { get }
+    /// Returns the exit code.
+    static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode
+}
+
+let commands: [any Command.Type] = [DetectCommand.self, ProcessCommand.self, ReferencesCheckCommand.self]
+
+let mainHelp = """
+    waymark \(waymarkVersion): finds known images in photos and videos.
+
+    Usage:
+      waymark detect --references MANIFEST|FOLDER [--group G]... [--intrinsics fx,fy,cx,cy] IMAGE...
+      waymark process VIDEO --references MANIFEST|FOLDER [--output FILE] [--annotate VIDEO]
+      waymark references check MANIFEST|FOLDER
+      waymark --version
+
+    Run `waymark COMMAND --help` for a command's options.
+    Results are JSON Lines on standard output; messages go to standard error.
+    Exit codes: 0 ok, 64 usage, 65 bad data, 66 missing input, 70 internal error,
+    73 cannot create output, 74 write error.
+    """
+
+func versionText() -> String {
+    let versions = LibraryVersions.current
+    return "waymark \(waymarkVersion) (OpenCV \(versions.opencv), Eigen \(versions.eigen))"
+}

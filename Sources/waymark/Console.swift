@@ -1,0 +1,43 @@
+import Foundation
+
+/// Messages for people, on standard error.
+enum Console {
+    static func error(_ message: String) { write("waymark: \(message)\n") }
+
+    static func warning(_ message: String) { write("waymark: warning: \(message)\n") }
+
+    static func write(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+
+    static var isTerminal: Bool { isatty(STDERR_FILENO) != 0 }
+}
+
+/// A one-line progress display, shown only when standard error is a terminal.
+struct Progress {
+    private let enabled: Bool
+    private let total: Int?
+    private let start = Date()
+    private var lastDraw = Date.distantPast
+
+    init(total: Int?, quiet: Bool) {
+        enabled = !quiet && Console.isTerminal
+        self.total = total
+    }
+
+    mutating func update(frames: Int) {
+        guard enabled, Date().timeIntervalSince(lastDraw) > 0.2 else { return }
+        lastDraw = Date()
+        let elapsed = Date().timeIntervalSince(start)
+        let rate = elapsed > 0 ? Double(frames) / elapsed : 0
+        var line = "frame \(frames)"
+        if let total, total > 0 {
+            line += "/\(total)"
+            if rate > 0 { line += String(format: ", %.0f s left", Double(max(0, total - frames)) / rate) }
+        }
+        line += String(format: ", %.1f frames/s", rate)
+        Console.write("\r\(line)\u{1B}[K")
+    }
+
+    func finish() {
+        if enabled { Console.write("\r\u{1B}[K") }
+    }
+}

@@ -1,0 +1,51 @@
+import Waymark
+
+enum DetectCommand: Command {
+    static let name = "detect"
+    static let help = """
+        Usage: waymark detect --references MANIFEST|FOLDER [--group G]... [--intrinsics fx,fy,cx,cy] IMAGE...
+
+        Finds the active reference images in each IMAGE and prints one JSON line per image, in
+        input order: {"image": PATH, "detections": [{"name", "corners", "homography", "inliers",
+        "confidence", "pose"?}]}. "corners" are the frame positions of the reference's corners
+        (0,0), (W,0), (W,H), (0,H); "homography" maps reference pixels to image pixels (row-major).
+        "pose" (image-to-camera 4×4, metres) appears when --intrinsics and the reference's
+        physicalWidth are known. An image that cannot be read gets {"image", "error"} and the
+        exit code says so once all images are done.
+
+        Options:
+          --references PATH   a manifest (.json) or a folder of images
+          --group NAME        search only this group (repeatable); at most 25 images at once
+          --intrinsics LIST   camera focal lengths and centre in pixels: fx,fy,cx,cy
+          --quiet             no warnings
+          --help              this text
+        """
+    static let valueOptions: Set<String> = ["--references", "--group", "--intrinsics"]
+    static let flagOptions: Set<String> = ["--quiet", "--help"]
+
+    static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode {
+        let images = arguments.positionals
+        guard !images.isEmpty else { throw WaymarkError(.usage, "detect needs at least one IMAGE; see --help") }
+        let intrinsics = try arguments.intrinsics()
+        let quiet = arguments.flag("--quiet")
+        let detector = ImageDetector(references: try loadActiveReferences(arguments, quiet: quiet))
+        let sink = try RecordSink(path: nil)
+        var worst = ExitCode.ok
+        for path in images {
+            do {
+                let frame = try Image(contentsOf: path, gray: true)
+                let found = detector.detect(in: frame, intrinsics: intrinsics)
+                try sink.write(
+                    .object([
+                        ("image", .string(path)), ("detections", .array(found.map { $0.record(includeState: false) })),
+                    ]))
+            } catch {
+                if error.kind == .writeFailed { throw error }
+                Console.error(error.message)
+                if worst == .ok { worst = ExitCode(error.kind) }
+                try sink.write(.object([("image", .string(path)), ("error", .string(error.message))]))
+            }
+        }
+        return worst
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Waymark
+
+enum ProcessCommand: Command {
+    static let name = "process"
+    static let help = """
+        Usage: waymark process VIDEO --references MANIFEST|FOLDER [--group G]... [--output FILE]
+                               [--annotate VIDEO] [--intrinsics fx,fy,cx,cy] [--quiet]
+
+        Follows the active reference images through VIDEO. Writes JSON Lines (schema
+        "waymark.process/1", see docs/OUTPUT.md): a header record, one record per frame
+        {"type": "frame", "index", "timestamp" (seconds, from the video), "detections": [...
+        with "state": detected | tracked | lost]}, and a summary record. The file is flushed
+        after every frame; if the video breaks off, the frames so far are kept, the summary
+        says where it stopped, and the exit code is 65.
+
+        Options:
+          --references PATH   a manifest (.json) or a folder of images
+          --group NAME        search only this group (repeatable); at most 25 images at once
+          --output FILE       write the records here instead of standard output
+          --annotate VIDEO    also write the video with outlines and names drawn on it (.mp4, .avi)
+          --intrinsics LIST   fx,fy,cx,cy in pixels, to report each image's pose
+          --quiet             no progress and no warnings
+          --help              this text
+        """
+    static let valueOptions: Set<String> = ["--references", "--group", "--output", "--annotate", "--intrinsics"]
+    static let flagOptions: Set<String> = ["--quiet", "--help"]
+    static let schema = "waymark.process/1"
+
+    static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode {
+        guard arguments.positionals.count == 1 else {
+            throw WaymarkError(.usage, "process needs exactly one VIDEO; see --help")
+        }
+        let input = arguments.positionals[0]
+        let quiet = arguments.flag("--quiet")
+        let intrinsics = try arguments.intrinsics()
+        let references = try loadActiveReferences(arguments, quiet: quiet)
+        let video = try VideoReader(path: input)
+        let sink = try RecordSink(path: try arguments.value("--output"))
+        let annotation = try arguments.value("--annotate").map { (path: String) throws(WaymarkError) in
+            try VideoWriter(
+                path: path, width: video.width, height: video.height,
+                framesPerSecond: video.framesPerSecond > 0 ? video.framesPerSecond : 30)
+        }
+        let tracker = ImageTracker(references: references)
+        try sink.write(header(input: input, video: video, references: references, arguments: arguments))
+
+        var progress = Progress(total: video.frameCount, quiet: quiet)
+        let frame = Image(width: 1, height: 1, channels: 3)
+        var index = 0
+        var framesWithDetections = 0
+        var failure: WaymarkError?
+        while true {
+            let timestamp: Double
+            do {
+                guard let t = try video.read(into: frame) else { break }
+                timestamp = t
+            } catch {
+                failure = error
+                break
+            }
+            let found = tracker.process(frame, intrinsics: intrinsics)
+            if found.contains(where: { $0.state != .lost }) { framesWithDetections += 1 }
+            try sink.write(
+                .object([
+                    ("type", .string("frame")), ("index", .int(index)), ("timestamp", .number(timestamp)),
+                    ("detections", .array(found.map { $0.record(includeState: true) })),
+                ]))
+            if let annotation {
+                draw(found, on: frame)
+                try annotation.write(frame)
+            }
+            index += 1
+            progress.update(frames: index)
+        }
+        progress.finish()
+        if failure == nil, let expected = video.frameCount, index + max(2, expected / 50) < expected {
+            // A stream that ends well before the container's own frame count broke off.
+            failure = WaymarkError(.badData, "the video ended after \(index) of its \(expected) frames; it looks truncated")
+        }
+        var summary: [(String, JSONValue)] = [
+            ("type", .string("summary")), ("frames", .int(index)), ("framesWithDetections", .int(framesWithDetections)),
+            ("complete", .bool(failure == nil)),
+        ]
+        if let failure { summary.append(("error", .string("stopped after frame \(index): \(failure.message)"))) }
+        try sink.write(.object(summary))
+        try sink.finish()
+        try annotation?.finish()
+        if let failure {
+            Console.error("\(input): stopped after \(index) frames: \(failure.message)")
+            return ExitCode(failure.kind)
+        }
+        if !quiet, let output = try arguments.value("--output") {
+            Console.write("waymark: \(index) frames, references seen in \(framesWithDetections); results in \(output)\n")
+        }
+        return .ok
+    }
+
+    private static func header(input: String, video: VideoReader, references: [ReferenceImage], arguments: Arguments)
+        -> JSONValue
+    {
+        let versions = LibraryVersions.current
+        return .object([
+            ("type", .string("header")), ("schema", .string(schema)), ("waymark", .string(waymarkVersion)),
+            ("opencv", .string(versions.opencv)), ("eigen", .string(versions.eigen)), ("input", .string(input)),
+            (
+                "video",
+                .object([
+                    ("width", .int(video.width)), ("height", .int(video.height)),
+                    ("framesPerSecond", .number(video.framesPerSecond)),
+                    ("frameCount", video.frameCount.map(JSONValue.int) ?? .null),
+                ])
+            ),
+            (
+                "references",
+                .array(references.map { .object([("name", .string($0.name)), ("width", .int($0.width)), ("height", .int($0.height))]) })
+            ),
+            ("groups", .array(arguments.values("--group").map(JSONValue.string))),
+        ])
+    }
+
+    private static func draw(_ detections: [ImageDetection], on frame: Image) {
+        for detection in detections where detection.state != .lost {
+            let color = detection.state == .detected
+                ? Color(red: 255, green: 200, blue: 0) : Color(red: 40, green: 220, blue: 90)
+            frame.drawPolygon(detection.corners, color: color, thickness: 3)
+            let top = detection.corners.min { $0.y < $1.y }!
+            frame.drawText(detection.name, at: Point2(top.x, max(18, top.y - 8)), color: color)
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Waymark
+
+/// Writes JSON Lines to stdout or to a file. A file is written beside its final path and
+/// flushed after every record, then moved into place when the run ends, so a run that stops
+/// part-way keeps its records and never leaves a half-replaced file.
+final class RecordSink {
+    private let handle: FileHandle
+    private let path: String?
+    private let temporaryPath: String?
+
+    init(path: String?) throws(WaymarkError) {
+        guard let path, path != "-" else {
+            handle = .standardOutput
+            self.path = nil
+            temporaryPath = nil
+            return
+        }
+        let url = URL(fileURLWithPath: path)
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial").path
+        guard FileManager.default.createFile(atPath: temporary, contents: nil),
+            let handle = FileHandle(forWritingAtPath: temporary)
+        else { throw WaymarkError(.cannotCreateOutput, "cannot create \(path)") }
+        self.handle = handle
+        self.path = path
+        temporaryPath = temporary
+    }
+
+    func write(_ record: JSONValue) throws(WaymarkError) {
+        do {
+            try handle.write(contentsOf: Data((record.serialized() + "\n").utf8))
+            if path != nil { try handle.synchronize() }
+        } catch {
+            throw WaymarkError(.writeFailed, "cannot write \(path ?? "standard output"): \(error.localizedDescription)")
+        }
+    }
+
+    /// Moves the finished file into place.
+    func finish() throws(WaymarkError) {
+        guard let path, let temporaryPath else { return }
+        try? handle.close()
+        guard rename(temporaryPath, path) == 0 else {
+            throw WaymarkError(.writeFailed, "cannot move the results into \(path)")
+        }
+    }
+}

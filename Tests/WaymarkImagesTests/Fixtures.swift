@@ -1,0 +1,51 @@
+import Foundation
+import TestSupport
+import WaymarkCore
+import WaymarkImages
+import WaymarkVision
+
+/// Shared helpers for the reference-image tests.
+enum Fixtures {
+    static func dataset(_ relative: String) -> String? {
+        let path = SharedDatasets.path(relative)
+        if path == nil { print("skipped: \(relative): \(SharedDatasets.absentMessage)") }
+        return path
+    }
+
+    static func reference(_ path: String, name: String? = nil, physicalWidth: Double? = nil) throws -> ReferenceImage {
+        let stem = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        return try ReferenceImage(entry: ReferenceEntry(name: name ?? stem, path: path, physicalWidth: physicalWidth))
+    }
+
+    /// Reads a 3×3 matrix written as whitespace-separated numbers (Oxford's H1toNp).
+    static func matrix(_ path: String) throws -> Homography {
+        let numbers = try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: { $0.isWhitespace })
+            .compactMap { Double($0) }
+        precondition(numbers.count == 9, "expected 9 numbers in \(path)")
+        return .fromIntegerCentred(Homography(numbers))
+    }
+
+    /// Reads the 3×3 matrix in an OpenCV FileStorage XML file (the numbers inside <data>).
+    static func openCVMatrix(_ path: String) throws -> Homography {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let data = text.components(separatedBy: "<data>")[1].components(separatedBy: "</data>")[0]
+        let numbers = data.split(whereSeparator: { $0.isWhitespace }).compactMap { Double($0) }
+        precondition(numbers.count == 9, "expected 9 numbers in \(path)")
+        return .fromIntegerCentred(Homography(numbers))
+    }
+
+    static func meanCornerError(_ a: Homography, _ b: Homography, width: Int, height: Int) -> Double {
+        imageCorners(width: width, height: height).map { a.apply($0)!.distance(to: b.apply($0)!) }.reduce(0, +) / 4
+    }
+
+    /// A random texture of blobs, blurred and stretched to a poster's contrast: many distinct
+    /// details everywhere.
+    static func texture(width: Int, height: Int, seed: UInt64) -> Image {
+        var generator = SeededGenerator(seed: seed)
+        let noise = (0..<(width * height)).map { _ in UInt8.random(in: 1...255, using: &generator) }
+        let blurred = Image(width: width, height: height, channels: 1, pixels: noise).blurred(sigma: 2)
+        let stretched = Image(width: width, height: height, channels: 1)
+        blurred.matchBrightness(mean: 128, standardDeviation: 55, into: stretched)
+        return stretched
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import TestSupport
+import Testing
+import WaymarkCore
+import WaymarkVision
+
+@Suite struct ImageIOTests {
+    @Test func missingFileIsMissingInput() {
+        #expect { try Image(contentsOf: "/nonexistent/image.png", gray: true) } throws: {
+            ($0 as? WaymarkError)?.kind == .missingInput
+        }
+    }
+
+    @Test func corruptFileIsBadData() throws {
+        let path = NSTemporaryDirectory() + "waymark-corrupt-\(getpid()).png"
+        try Data("not a png at all".utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect { try Image(contentsOf: path, gray: true) } throws: { ($0 as? WaymarkError)?.kind == .badData }
+    }
+
+    @Test func emptyFileIsBadData() throws {
+        let path = NSTemporaryDirectory() + "waymark-empty-\(getpid()).jpg"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect { try Image(contentsOf: path, gray: true) } throws: { ($0 as? WaymarkError)?.kind == .badData }
+    }
+
+    @Test func writeThenReadKeepsPixels() throws {
+        let pixels = (0..<(32 * 24)).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        let image = Image(width: 32, height: 24, channels: 1, pixels: pixels)
+        let path = NSTemporaryDirectory() + "waymark-roundtrip-\(getpid()).png"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try image.write(to: path)
+        let back = try Image(contentsOf: path, gray: true)
+        #expect(back.width == 32 && back.height == 24)
+        #expect(back.pixels == pixels)
+    }
+
+    @Test func warpByTranslationMovesPixelsExactly() {
+        var pixels = [UInt8](repeating: 0, count: 20 * 20)
+        pixels[5 * 20 + 4] = 200
+        let image = Image(width: 20, height: 20, channels: 1, pixels: pixels)
+        let moved = image.warped(by: .translation(3, 2), width: 20, height: 20).pixels
+        #expect(moved[7 * 20 + 7] == 200)
+        #expect(moved.filter { $0 != 0 }.count == 1)
+    }
+}
+
+@Suite struct GeometryTests {
+    @Test func homographyFromExactCorrespondencesIsExact() throws {
+        let truth = Homography([0.9, 0.2, 15, -0.1, 1.1, 4, 0.0003, 0.0001, 1])
+        var generator = SeededGenerator(seed: 3)
+        let source = (0..<60).map { _ in Point2(Double.random(in: 0..<600, using: &generator), Double.random(in: 0..<400, using: &generator)) }
+        var destination = source.map { truth.apply($0)! }
+        // A quarter of the pairs are gross outliers.
+        for i in stride(from: 0, to: destination.count, by: 4) { destination[i] = destination[i] + Point2(80, -60) }
+        let estimate = try #require(estimateHomography(from: source, to: destination))
+        #expect(estimate.inlierCount == 45)
+        for p in imageCorners(width: 600, height: 400) {
+            #expect(try #require(estimate.homography.apply(p)).distance(to: truth.apply(p)!) < 0.01)
+        }
+    }
+
+    @Test func tooFewPointsGiveNoHomography() {
+        #expect(estimateHomography(from: [Point2(0, 0), Point2(1, 0), Point2(0, 1)], to: [Point2(0, 0), Point2(1, 0), Point2(0, 1)]) == nil)
+    }
+
+    @Test func planarPoseRecoversDistanceAndFacing() throws {
+        // A 0.5 m square seen head-on from 2 m: its corners project to ±f·0.25/2 around the centre.
+        let k = Intrinsics(fx: 500, fy: 500, cx: 320, cy: 240)
+        let half = 0.25
+        let object: [SIMD3<Double>] = [SIMD3(-half, -half, 0), SIMD3(half, -half, 0), SIMD3(half, half, 0), SIMD3(-half, half, 0)]
+        let image = object.map { Point2(k.cx + k.fx * $0.x / 2, k.cy + k.fy * $0.y / 2) }
+        let pose = try estimatePlanarPose(objectPoints: object, imagePoints: image, intrinsics: k)
+        #expect(abs(pose.transform.translation[2] - 2) < 1e-6)
+        #expect(abs(pose.transform.translation[0]) < 1e-6 && abs(pose.transform.translation[1]) < 1e-6)
+        #expect(abs(pose.transform.rotation[8] - 1) < 1e-6)
+        #expect(pose.rmsReprojectionError < 1e-6)
+    }
+
+    @Test func opticalFlowFollowsAShiftedTexture() throws {
+        var generator = SeededGenerator(seed: 11)
+        let pixels = (0..<(120 * 120)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let base = Image(width: 120, height: 120, channels: 1, pixels: pixels).blurred(sigma: 1.5)
+        let shifted = base.warped(by: .translation(2.5, -1.25), width: 120, height: 120)
+        let points = [Point2(40, 40), Point2(60, 70), Point2(80, 50)]
+        let flow = trackPoints(points, from: base, to: shifted)
+        for (p, q) in zip(points, flow.points) {
+            #expect(q.distance(to: p + Point2(2.5, -1.25)) < 0.05)
+        }
+        #expect(flow.tracked.allSatisfy { $0 })
+    }
+}
+
+@Suite struct VideoTests {
+    @Test func decodesAllFramesOfASampleVideo() throws {
+        guard let path = SharedDatasets.path("opencv_samples/tree.avi") else {
+            print("skipped: \(SharedDatasets.absentMessage)")
+            return
+        }
+        let reader = try VideoReader(path: path)
+        let frame = Image(width: 1, height: 1, channels: 3)
+        var count = 0
+        var last = -1.0
+        while let t = try reader.read(into: frame) {
+            #expect(t > last)
+            last = t
+            count += 1
+        }
+        // SOURCE.md: tree.avi has 68 frames of 320×240.
+        #expect(count == 68)
+        #expect(frame.width == 320 && frame.height == 240)
+    }
+
+    @Test func notAVideoIsBadData() throws {
+        let path = NSTemporaryDirectory() + "waymark-not-video-\(getpid()).mp4"
+        try Data(repeating: 7, count: 4096).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect { try VideoReader(path: path) } throws: { ($0 as? WaymarkError)?.kind == .badData }
+    }
+}

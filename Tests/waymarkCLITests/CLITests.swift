@@ -1,0 +1,225 @@
+import Foundation
+import Testing
+import TestSupport
+import Waymark
+
+/// Runs the built `waymark` executable and captures what it prints.
+struct CLI {
+    static let executable: URL = {
+        let build = Bundle.main.bundleURL.deletingLastPathComponent()
+        for candidate in [build, Bundle.main.bundleURL] {
+            let url = candidate.appendingPathComponent("waymark")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return SharedDatasets.repositoryRoot.appendingPathComponent(".build/debug/waymark")
+    }()
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var lines: [[String: Any]] {
+            stdout.split(separator: "\n").map { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? ["unparsable": String(line)]
+            }
+        }
+    }
+
+    static func run(_ arguments: [String]) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+/// A temporary folder removed when the test ends.
+final class Scratch {
+    let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("waymark-cli-\(UUID().uuidString)")
+    init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+@Suite struct CLIBasicsTests {
+    @Test func versionNamesTheLibraries() throws {
+        let result = try CLI.run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("OpenCV 4.6"))
+        #expect(result.stdout.contains("Eigen 3.4"))
+    }
+
+    @Test(arguments: [["detect", "--help"], ["process", "--help"], ["references", "check", "--help"], ["--help"]])
+    func helpIsAvailableEverywhere(_ arguments: [String]) throws {
+        let result = try CLI.run(arguments)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("Usage"))
+    }
+
+    @Test(arguments: [[], ["frobnicate"], ["detect"], ["detect", "--bogus", "x.png"], ["detect", "--references"], ["references"],
+                      ["detect", "--references", "r", "--intrinsics", "1,2", "a.png"]])
+    func usageErrorsExit64(_ arguments: [String]) throws {
+        let result = try CLI.run(arguments)
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(!result.stderr.isEmpty && result.stderr.split(separator: "\n").count <= 14)
+    }
+}
+
+@Suite struct CLIDetectTests {
+    @Test func detectPrintsOneLinePerImageInOrder() throws {
+        guard let g1 = SharedDatasets.path("opencv_samples/graf1.png"), let g3 = SharedDatasets.path("opencv_samples/graf3.png"),
+            let scene = SharedDatasets.path("opencv_samples/box_in_scene.png")
+        else { return print("skipped: \(SharedDatasets.absentMessage)") }
+        let result = try CLI.run(["detect", "--references", g1, g3, scene, "/nonexistent.png"])
+        #expect(result.status == 66)
+        let lines = result.lines
+        #expect(lines.map { $0["image"] as? String } == [g3, scene, "/nonexistent.png"])
+        let first = try #require((lines[0]["detections"] as? [[String: Any]])?.first)
+        #expect(first["name"] as? String == "graf1")
+        #expect((first["corners"] as? [[Double]])?.count == 4)
+        #expect((first["homography"] as? [Double])?.count == 9)
+        #expect(first["pose"] == nil)
+        #expect((lines[1]["detections"] as? [Any])?.isEmpty == true)
+        #expect(lines[2]["error"] is String)
+    }
+
+    @Test func poseAppearsWithIntrinsicsAndPhysicalWidth() throws {
+        guard let g1 = SharedDatasets.path("opencv_samples/graf1.png"), let g3 = SharedDatasets.path("opencv_samples/graf3.png")
+        else { return print("skipped: \(SharedDatasets.absentMessage)") }
+        let scratch = try Scratch()
+        try Data(#"{"images":[{"name":"graf","path":"\#(g1)","physicalWidth":1.0}]}"#.utf8).write(to: URL(fileURLWithPath: scratch.path("m.json")))
+        let result = try CLI.run(["detect", "--references", scratch.path("m.json"), "--intrinsics", "800,800,400,320", g3])
+        #expect(result.status == 0)
+        let detection = try #require((result.lines[0]["detections"] as? [[String: Any]])?.first)
+        let pose = try #require(detection["pose"] as? [Double])
+        #expect(pose.count == 16)
+        #expect(pose[11] > 0)  // in front of the camera
+    }
+
+    @Test func badReferencesExitWithDistinctCodes() throws {
+        let scratch = try Scratch()
+        func write(_ name: String, _ text: String) throws -> String {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: scratch.path(name)))
+            return scratch.path(name)
+        }
+        try Image(width: 64, height: 64, channels: 1, pixels: [UInt8](repeating: 50, count: 4096)).write(to: scratch.path("a.png"))
+        let cases: [(String, Int32)] = [
+            (try write("malformed.json", "{ nope"), 65),
+            (try write("empty.json", #"{"images":[]}"#), 65),
+            (try write("dupes.json", #"{"images":[{"name":"a","path":"a.png"},{"name":"a","path":"a.png"}]}"#), 65),
+            (try write("width.json", #"{"images":[{"name":"a","path":"a.png","physicalWidth":-1}]}"#), 65),
+            (try write("missing.json", #"{"images":[{"name":"a","path":"gone.png"}]}"#), 66),
+            (try write("corrupt.json", #"{"images":[{"name":"c","path":"c.png"}]}"#), 65),
+            (scratch.path("nothing-here"), 66),
+        ]
+        _ = try write("c.png", "garbage")
+        for (references, expected) in cases {
+            let result = try CLI.run(["detect", "--references", references, scratch.path("a.png")])
+            #expect(result.status == expected, "\(references): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("waymark: "))
+        }
+    }
+
+    @Test func moreThanTwentyFiveWithoutGroupsNamesTheLimit() throws {
+        let scratch = try Scratch()
+        let entries = (0..<30).map { #"{"name":"i\#($0)","path":"a.png","group":"g\#($0 % 2)"}"# }.joined(separator: ",")
+        try Image(width: 64, height: 64, channels: 1, pixels: [UInt8](repeating: 50, count: 4096)).write(to: scratch.path("a.png"))
+        try Data(#"{"images":[\#(entries)]}"#.utf8).write(to: URL(fileURLWithPath: scratch.path("m.json")))
+        let tooMany = try CLI.run(["detect", "--references", scratch.path("m.json"), "--quiet", scratch.path("a.png")])
+        #expect(tooMany.status == 64)
+        #expect(tooMany.stderr.contains("25"))
+        let oneGroup = try CLI.run(["detect", "--references", scratch.path("m.json"), "--group", "g1", "--quiet", scratch.path("a.png")])
+        #expect(oneGroup.status == 0)
+        #expect(oneGroup.lines.count == 1)
+    }
+
+    @Test func referencesCheckScoresEachImage() throws {
+        guard let g1 = SharedDatasets.path("opencv_samples/graf1.png") else { return print("skipped: \(SharedDatasets.absentMessage)") }
+        let scratch = try Scratch()
+        try FileManager.default.copyItem(atPath: g1, toPath: scratch.path("graf.png"))
+        try Image(width: 320, height: 320, channels: 1, pixels: [UInt8](repeating: 128, count: 320 * 320)).write(to: scratch.path("blank.png"))
+        let result = try CLI.run(["references", "check", scratch.url.path])
+        #expect(result.status == 0)
+        let byName = Dictionary(uniqueKeysWithValues: result.lines.map { ($0["name"] as! String, $0) })
+        #expect((byName["graf"]?["score"] as? Int ?? 0) >= 80)
+        #expect((byName["blank"]?["score"] as? Int ?? 100) < 50)
+        #expect((byName["blank"]?["problems"] as? [String])?.contains("too_few_details") == true)
+        #expect(result.stderr.contains("blank"))
+    }
+}
+
+@Suite struct CLIProcessTests {
+    /// Writes the first `frames` frames of the synthetic sample and its references.
+    static func sample(_ scratch: Scratch, frames: Int, container: String = "mp4") throws -> (video: String, references: String)? {
+        guard let box = SharedDatasets.path("opencv_samples/box.png"), let graf = SharedDatasets.path("opencv_samples/graf1.png"),
+            let wall = SharedDatasets.path("opencv_samples/aloeL.jpg")
+        else { return nil }
+        let video = try SyntheticVideo.sample(box: box, graffiti: graf, wall: wall, frameCount: frames)
+        let writer = try VideoWriter(path: scratch.path("v.\(container)"), width: 640, height: 480, framesPerSecond: 30)
+        for i in 0..<frames { try writer.write(video.render(i)) }
+        try writer.finish()
+        try FileManager.default.createDirectory(atPath: scratch.path("refs"), withIntermediateDirectories: true)
+        for placement in video.placements { try placement.image.write(to: scratch.path("refs/\(placement.name).png")) }
+        return (scratch.path("v.\(container)"), scratch.path("refs"))
+    }
+
+    @Test func processWritesHeaderFramesAndSummary() throws {
+        let scratch = try Scratch()
+        guard let sample = try Self.sample(scratch, frames: 24) else { return print("skipped: \(SharedDatasets.absentMessage)") }
+        let result = try CLI.run(["process", sample.video, "--references", sample.references, "--output", scratch.path("out.jsonl"),
+                                  "--annotate", scratch.path("annotated.mp4"), "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let text = try String(contentsOfFile: scratch.path("out.jsonl"), encoding: .utf8)
+        let records = text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(records.count == 26)
+        #expect(records.first?["schema"] as? String == "waymark.process/1")
+        #expect(records.last?["type"] as? String == "summary")
+        #expect(records.last?["complete"] as? Bool == true)
+        let frames = records.dropFirst().dropLast()
+        let timestamps = frames.compactMap { $0["timestamp"] as? Double }
+        #expect(timestamps.count == 24 && zip(timestamps, timestamps.dropFirst()).allSatisfy { $0 < $1 })
+        let states = frames.flatMap { ($0["detections"] as? [[String: Any]] ?? []).compactMap { $0["state"] as? String } }
+        #expect(states.filter { $0 == "detected" }.count == 2)
+        #expect(states.filter { $0 == "tracked" }.count == 46)
+        let annotated = try VideoReader(path: scratch.path("annotated.mp4"))
+        let frame = Image(width: 1, height: 1, channels: 3)
+        var count = 0
+        while try annotated.read(into: frame) != nil { count += 1 }
+        #expect(count == 24)
+    }
+
+    @Test func truncatedVideoKeepsTheFramesSoFar() throws {
+        let scratch = try Scratch()
+        guard let sample = try Self.sample(scratch, frames: 40, container: "avi") else { return print("skipped: \(SharedDatasets.absentMessage)") }
+        let data = try Data(contentsOf: URL(fileURLWithPath: sample.video))
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: scratch.path("cut.avi")))
+        let result = try CLI.run(["process", scratch.path("cut.avi"), "--references", sample.references, "--output", scratch.path("out.jsonl"), "--quiet"])
+        #expect(result.status == 65, "\(result.stderr)")
+        let records = try String(contentsOfFile: scratch.path("out.jsonl"), encoding: .utf8).split(separator: "\n")
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let frames = records.filter { $0["type"] as? String == "frame" }.count
+        #expect(frames > 5 && frames < 40)
+        #expect(records.last?["complete"] as? Bool == false)
+    }
+
+    @Test func unreadableVideoIsBadData() throws {
+        let scratch = try Scratch()
+        guard let sample = try Self.sample(scratch, frames: 2) else { return print("skipped: \(SharedDatasets.absentMessage)") }
+        try Data(repeating: 3, count: 10_000).write(to: URL(fileURLWithPath: scratch.path("junk.mp4")))
+        let junk = try CLI.run(["process", scratch.path("junk.mp4"), "--references", sample.references])
+        #expect(junk.status == 65)
+        let missing = try CLI.run(["process", scratch.path("none.mp4"), "--references", sample.references])
+        #expect(missing.status == 66)
+        let unwritable = try CLI.run(["process", sample.video, "--references", sample.references, "--output", "/nonexistent-dir/out.jsonl"])
+        #expect(unwritable.status == 73)
+    }
+}
