@@ -9,6 +9,8 @@ import WaymarkVision
 struct HomographyAlignment {
     struct Options {
         var iterations = 2
+        /// Stop iterating once no corner of the reference moves more than this, frame pixels.
+        var convergence = 0.05
         var residualThreshold = 1.5
         var minPoints = 12
         var minInlierFraction = 0.4
@@ -23,9 +25,8 @@ struct HomographyAlignment {
     struct Result {
         var homography: Homography
         var inliers: Int
+        /// Share of the template's points inside the frame that line up with it.
         var inlierFraction: Double
-        /// Median photometric error of the followed points.
-        var medianError: Double
     }
 
     let options: Options
@@ -36,38 +37,55 @@ struct HomographyAlignment {
 
     func refine(_ homography: Homography, of reference: ReferenceImage, in frame: Image) -> Result? {
         let template = chooseTemplate(reference, homography)
-        guard template.points.count >= options.minPoints else { return nil }
         var current = homography
         var last: Result?
         for _ in 0..<options.iterations {
             // frame pixel = current · toReference · template pixel
             let templateToFrame = current * template.toReference
             guard let frameToTemplate = templateToFrame.inverse else { return last }
+            // Only points that the frame shows can line up; a reference seen in part (zoomed
+            // in, or at the frame's edge) is judged on the part in view.
+            let visible = template.points.filter { point in
+                guard let p = templateToFrame.apply(point) else { return false }
+                return p.x >= Self.margin && p.y >= Self.margin && p.x <= Double(frame.width) - Self.margin
+                    && p.y <= Double(frame.height) - Self.margin
+            }
+            guard visible.count >= options.minPoints else { return last }
             frame.warp(by: frameToTemplate, width: template.image.width, height: template.image.height, into: warped)
             warped.matchBrightness(mean: template.brightness.mean, standardDeviation: template.brightness.standardDeviation,
                                    into: compensated)
-            let flow = trackPoints(template.points, from: template.image, to: compensated, options: options.flow)
+            let flow = trackPoints(visible, from: template.image, to: compensated, options: options.flow)
             var source: [Point2] = []
             var destination: [Point2] = []
-            var errors: [Double] = []
-            for i in template.points.indices where flow.tracked[i] {
-                source.append(template.points[i])
+            for i in visible.indices where flow.tracked[i] {
+                source.append(visible[i])
                 destination.append(flow.points[i])
-                errors.append(flow.errors[i])
             }
-            guard source.count >= options.minPoints else { return last }
             var o = HomographyEstimationOptions()
             o.method = .ransac
             o.threshold = options.residualThreshold
-            guard let residual = estimateHomography(from: source, to: destination, options: o) else { return last }
-            let fraction = Double(residual.inlierCount) / Double(template.points.count)
+            guard source.count >= options.minPoints,
+                let residual = estimateHomography(from: source, to: destination, options: o)
+            else { return last }
+            let fraction = Double(residual.inlierCount) / Double(visible.count)
             guard residual.inlierCount >= options.minPoints, fraction >= options.minInlierFraction else { return last }
-            current = (templateToFrame * residual.homography * template.fromReference).normalized
-            errors.sort()
-            last = Result(homography: current, inliers: residual.inlierCount, inlierFraction: fraction,
-                          medianError: errors[errors.count / 2])
+            let refined = (templateToFrame * residual.homography * template.fromReference).normalized
+            let change = Self.largestCornerMove(current, refined, reference)
+            current = refined
+            last = Result(homography: current, inliers: residual.inlierCount, inlierFraction: fraction)
+            if change < options.convergence { break }
         }
         return last
+    }
+
+    /// Frame pixels kept clear of the border, where the flow window would leave the image.
+    private static let margin = 8.0
+
+    private static func largestCornerMove(_ a: Homography, _ b: Homography, _ reference: ReferenceImage) -> Double {
+        reference.corners.map { c in
+            guard let p = a.apply(c), let q = b.apply(c) else { return .infinity }
+            return p.distance(to: q)
+        }.max()!
     }
 
     /// The template whose size is closest to the reference's size in the frame, so that

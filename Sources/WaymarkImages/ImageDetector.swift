@@ -2,7 +2,7 @@ import WaymarkCore
 import WaymarkVision
 
 public struct ImageDetectorOptions: Equatable, Sendable {
-    public var frameFeatures = FeatureOptions(maxFeatures: 1500)
+    public var frameFeatures = FeatureOptions(maxFeatures: 1000)
     /// Lowe's ratio test between the nearest and second-nearest descriptor.
     public var ratio = 0.8
     public var maxDescriptorDistance = 64
@@ -28,6 +28,12 @@ public final class ImageDetector {
     public let options: ImageDetectorOptions
     private let index: DescriptorIndex
     private let alignment = HomographyAlignment()
+    /// Following starts from a close prediction, so one alignment pass suffices.
+    private let followingAlignment: HomographyAlignment = {
+        var options = HomographyAlignment.Options()
+        options.iterations = 1
+        return HomographyAlignment(options: options)
+    }()
 
     public init(references: [ReferenceImage], options: ImageDetectorOptions = ImageDetectorOptions()) {
         precondition(references.count <= ReferenceLibrary.maxActiveImages,
@@ -73,7 +79,7 @@ public final class ImageDetector {
     func follow(_ r: Int, predicted: Homography, in gray: Image, intrinsics: Intrinsics?) -> ImageDetection? {
         let reference = references[r]
         guard isPlausible(predicted, reference, gray),
-            let refined = alignment.refine(predicted, of: reference, in: gray),
+            let refined = followingAlignment.refine(predicted, of: reference, in: gray),
             isPlausible(refined.homography, reference, gray)
         else { return nil }
         return makeDetection(r, .tracked, refined, featureInliers: nil, intrinsics: intrinsics)

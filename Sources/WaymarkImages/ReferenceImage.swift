@@ -7,8 +7,10 @@ public final class ReferenceImage {
     /// Size of the image file in pixels; homographies map these pixels into frames.
     public let width: Int
     public let height: Int
-    /// Features in reference pixels.
+    /// Features in reference pixels, at every scale searched.
     public let features: FeatureSet
+    /// The features found at the image's own scale (what a person would call its details).
+    public let baseFeatures: FeatureSet
     let featureLocations: [Point2]
     /// Alignment templates from fine to coarse.
     let templates: [AlignmentTemplate]
@@ -20,10 +22,13 @@ public final class ReferenceImage {
         /// Features are found on a copy whose longer side is at most this many pixels.
         public var featureSide = 1024
         public var features = FeatureOptions(maxFeatures: 1500)
+        /// Scales of the enlarged copies whose finest four pyramid levels (1.2⁴ ≈ 2: exactly
+        /// the scales the others lack) add detail features.
+        public var detailScales: [Double] = [2]
         /// Longer side of the finest alignment template; each coarser one halves it.
-        public var templateSide = 640
-        public var templateLevels = 3
-        public var templatePoints = 200
+        public var templateSide = 1024
+        public var templateLevels = 4
+        public var templatePoints = 300
 
         public init() {}
     }
@@ -43,21 +48,19 @@ public final class ReferenceImage {
         width = gray.width
         height = gray.height
         let scale = min(1, Double(options.featureSide) / Double(max(width, height)))
-        let featureImage = scale < 1 ? gray.resized(width: Self.scaled(width, scale), height: Self.scaled(height, scale)) : gray
-        let found = FeatureSet(detectingIn: featureImage, options: options.features)
-        if scale < 1 {
-            let sx = Double(width) / Double(featureImage.width)
-            let sy = Double(height) / Double(featureImage.height)
-            let keypoints = found.keypoints.map { k in
-                var k = k
-                k.location = Point2(k.location.x * sx, k.location.y * sy)
-                k.size *= sx
-                return k
-            }
-            features = FeatureSet(keypoints: keypoints, descriptors: found.descriptors)
-        } else {
-            features = found
+        let base = Self.features(of: gray, scale: scale, options: options.features, finestOctaves: nil)
+        // A frame that zooms in shows the reference's details larger than any level of the
+        // frame's pyramid reaches, so details are also described from enlarged copies: only
+        // their finest levels, which the first set does not cover.
+        baseFeatures = FeatureSet(keypoints: base.keypoints, descriptors: base.descriptors)
+        var keypoints = base.keypoints
+        var descriptors = base.descriptors
+        for factor in options.detailScales {
+            let detail = Self.features(of: gray, scale: factor * scale, options: options.features, finestOctaves: 4)
+            keypoints += detail.keypoints
+            descriptors += detail.descriptors
         }
+        features = FeatureSet(keypoints: keypoints, descriptors: descriptors)
         featureLocations = features.keypoints.map(\.location)
         var templates: [AlignmentTemplate] = []
         var side = options.templateSide
@@ -73,6 +76,30 @@ public final class ReferenceImage {
             side /= 2
         }
         self.templates = templates
+    }
+
+    /// Features of `gray` resized by `scale`, in the original's pixels; with `finestOctaves`,
+    /// only those found on the finest pyramid levels.
+    private static func features(of gray: Image, scale: Double, options: FeatureOptions, finestOctaves: Int?)
+        -> (keypoints: [Keypoint], descriptors: [UInt8])
+    {
+        let w = scaled(gray.width, scale)
+        let h = scaled(gray.height, scale)
+        let image = w == gray.width && h == gray.height ? gray : gray.resized(width: w, height: h)
+        let found = FeatureSet(detectingIn: image, options: options)
+        let sx = Double(gray.width) / Double(w)
+        let sy = Double(gray.height) / Double(h)
+        var keypoints: [Keypoint] = []
+        var descriptors: [UInt8] = []
+        let bytes = found.descriptors
+        for (i, keypoint) in found.keypoints.enumerated() where keypoint.octave < (finestOctaves ?? Int.max) {
+            var k = keypoint
+            k.location = Point2(k.location.x * sx, k.location.y * sy)
+            k.size *= sx
+            keypoints.append(k)
+            descriptors += bytes[(i * FeatureSet.descriptorBytes)..<((i + 1) * FeatureSet.descriptorBytes)]
+        }
+        return (keypoints, descriptors)
     }
 
     private static func scaled(_ n: Int, _ s: Double) -> Int { max(1, Int((Double(n) * s).rounded())) }

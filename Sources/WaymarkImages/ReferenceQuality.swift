@@ -36,13 +36,13 @@ public struct ReferenceQuality: Equatable, Sendable {
     public var isLow: Bool { score < Self.warningThreshold }
 
     public init(of reference: ReferenceImage) {
-        let features = reference.features
-        let locations = reference.featureLocations
+        let features = reference.baseFeatures
+        let locations = features.keypoints.map(\.location)
         let template = reference.templates[0]
         contrast = template.brightness.standardDeviation
         featureCount = features.count
         // A feature whose nearest other feature in the same image looks almost the same is repeated.
-        let selfMatches = DescriptorIndex(sets: [features]).match(features, ratio: 1, maxDistance: 256)
+        let selfMatches = DescriptorIndex(sets: [features], search: .exact).match(features, ratio: 1, maxDistance: 256)
         let distinct = selfMatches.filter { $0.distance == 0 && $0.secondDistance > 40 }.count
         repetition = features.count > 0 ? 1 - Double(distinct) / Double(features.count) : 0
         coverage = Self.coverage(of: locations, width: reference.width, height: reference.height)

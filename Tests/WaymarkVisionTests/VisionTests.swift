@@ -119,3 +119,35 @@ import WaymarkVision
         #expect { try VideoReader(path: path) } throws: { ($0 as? WaymarkError)?.kind == .badData }
     }
 }
+
+@Suite struct DescriptorIndexTests {
+    @Test func treeSearchFindsMostExactMatches() throws {
+        guard let g1 = SharedDatasets.path("opencv_samples/graf1.png"), let g3 = SharedDatasets.path("opencv_samples/graf3.png")
+        else { return print("skipped: \(SharedDatasets.absentMessage)") }
+        let train = FeatureSet(detectingIn: try Image(contentsOf: g1, gray: true), options: FeatureOptions(maxFeatures: 3000))
+        let query = FeatureSet(detectingIn: try Image(contentsOf: g3, gray: true), options: FeatureOptions(maxFeatures: 1500))
+        let exact = DescriptorIndex(sets: [train], search: .exact).match(query, ratio: 0.8, maxDistance: 64)
+        let approximate = DescriptorIndex(sets: [train]).match(query, ratio: 0.8, maxDistance: 64)
+        let exactPairs = Set(exact.map { [$0.query, $0.train] })
+        let shared = approximate.filter { exactPairs.contains([$0.query, $0.train]) }.count
+        // Recall of the default tree search against brute force: 0.80 when written.
+        #expect(Double(shared) / Double(exact.count) > 0.75, "\(shared) of \(exact.count)")
+        #expect(exact.count > 100)
+    }
+
+    @Test func disabledSetsAreNeverMatched() throws {
+        let a = FeatureSet(detectingIn: try syntheticTexture(seed: 1))
+        let b = FeatureSet(detectingIn: try syntheticTexture(seed: 2))
+        let index = DescriptorIndex(sets: [a, b], search: .exact)
+        let all = index.match(a, ratio: 1, maxDistance: 256)
+        #expect(all.allSatisfy { $0.set == 0 && $0.distance == 0 })
+        let onlyB = index.match(a, ratio: 1, maxDistance: 256, enabled: [false, true])
+        #expect(!onlyB.isEmpty && onlyB.allSatisfy { $0.set == 1 })
+    }
+
+    private func syntheticTexture(seed: UInt64) throws -> Image {
+        var generator = SeededGenerator(seed: seed)
+        let pixels = (0..<(200 * 200)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return Image(width: 200, height: 200, channels: 1, pixels: pixels).blurred(sigma: 1.2)
+    }
+}

@@ -24,7 +24,8 @@ struct Summary: Codable {
         let low = Int(position.rounded(.down))
         let high = min(sorted.count - 1, low + 1)
         let t = position - Double(low)
-        return sorted[low] * (1 - t) + sorted[high] * t
+        // Failures are recorded as infinity; interpolating towards one must not give NaN.
+        return t == 0 || sorted[high] == sorted[low] ? sorted[low] : sorted[low] * (1 - t) + sorted[high] * t
     }
 }
 

@@ -3,10 +3,11 @@ import TestSupport
 import Waymark
 
 let usage = """
-    Usage: waymark-bench SUITE [--python PATH]
+    Usage: waymark-bench SUITE [--python PATH] [--part NAME]... [--no-baseline]
            waymark-bench sample-video --output DIR
 
-    Suites: detection. Results print as Markdown on standard output, for Benchmarks/RESULTS.md.
+    Suites: detection (parts: oxford, many, following). --no-baseline skips the OpenCV Python
+    baselines, for quick iteration only. Results print as Markdown on standard output, for Benchmarks/RESULTS.md.
     sample-video writes the demo's synthetic video, its references and its ground truth.
     Data comes from ../shared/datasets (or WAYMARK_DATASETS); without it the suites exit 66.
     """
@@ -26,9 +27,13 @@ switch arguments.first {
 case "detection":
     guard let root = SharedDatasets.root else { fail(SharedDatasets.absentMessage, 66) }
     let script = SharedDatasets.repositoryRoot.appendingPathComponent("Benchmarks/baselines/opencv_baseline.py").path
+    let parts = arguments.indices.filter { arguments[$0] == "--part" && $0 + 1 < arguments.count }.map { arguments[$0 + 1] }
     let suite = DetectionSuite(
-        datasets: root, baseline: Baseline(python: option("--python") ?? "/usr/bin/python3", script: script),
-        scratch: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("waymark-bench-\(getpid())"))
+        datasets: root,
+        baseline: arguments.contains("--no-baseline")
+            ? nil : Baseline(python: option("--python") ?? "/usr/bin/python3", script: script),
+        scratch: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("waymark-bench-\(getpid())"),
+        parts: parts.isEmpty ? DetectionSuite.allParts : Set(parts))
     do { try suite.run() } catch { fail("\(error)", 70) }
 case "sample-video":
     guard let output = option("--output") else { fail("sample-video needs --output DIR", 64) }

@@ -141,13 +141,25 @@ typedef struct cs_match {
 
 typedef struct cs_matcher cs_matcher;
 
+typedef struct cs_matcher_options {
+    /* Children per node of the tree that buckets the training descriptors (2..32), or 0 for
+       an exact brute-force search. */
+    int32_t branching;
+    int32_t depth;
+    /* Leaf buckets searched per query, nearest first (1..16). */
+    int32_t probes;
+    uint64_t seed;
+} cs_matcher_options;
+
 /* Copies the descriptors of `count` sets. */
-cs_status cs_matcher_create(const cs_features *const *sets, size_t count, cs_matcher **out, cs_error *error);
+cs_status cs_matcher_create(const cs_features *const *sets, size_t count, const cs_matcher_options *options,
+                            cs_matcher **out, cs_error *error);
 void cs_matcher_destroy(cs_matcher *matcher);
-/* For each query feature: its nearest training feature over all sets, kept when
-   distance < ratio * second_distance and distance <= max_distance. */
-cs_status cs_matcher_match(const cs_matcher *matcher, const cs_features *query, float ratio,
-                           int32_t max_distance, cs_match *out, size_t capacity, size_t *count,
+/* For each query feature: its nearest training feature over the enabled sets
+   (`enabled_sets[s] != 0`; NULL enables all), kept when distance < ratio * second_distance
+   and distance <= max_distance. */
+cs_status cs_matcher_match(const cs_matcher *matcher, const cs_features *query, const uint8_t *enabled_sets,
+                           float ratio, int32_t max_distance, cs_match *out, size_t capacity, size_t *count,
                            cs_error *error);
 
 /* ---- Geometry. Points are packed (x, y) floats. Matrices are row-major doubles. ---- */

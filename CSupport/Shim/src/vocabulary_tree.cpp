@@ -1,0 +1,195 @@
+#include "vocabulary_tree.hpp"
+
+#include "barrier.hpp"
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <utility>
+
+namespace cs {
+
+namespace {
+
+constexpr int kIterations = 8;
+
+uint64_t next_random(uint64_t &state) {
+    // SplitMix64: portable, so a seed means the same tree everywhere.
+    state += 0x9E3779B97F4A7C15ULL;
+    uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+Descriptor majority(const std::vector<Descriptor> &all, const std::vector<uint32_t> &members) {
+    std::array<uint32_t, 256> ones{};
+    for (uint32_t m : members)
+        for (int bit = 0; bit < 256; ++bit) ones[size_t(bit)] += uint32_t((all[m].words[bit >> 6] >> (bit & 63)) & 1);
+    Descriptor centre{};
+    for (int bit = 0; bit < 256; ++bit)
+        if (2 * ones[size_t(bit)] > members.size()) centre.words[bit >> 6] |= uint64_t(1) << (bit & 63);
+    return centre;
+}
+
+CS_POPCOUNT
+size_t nearest(const Descriptor &d, const Descriptor *centres, size_t count) {
+    size_t best = 0;
+    int best_distance = INT_MAX;
+    for (size_t c = 0; c < count; ++c) {
+        int distance = hamming(d, centres[c]);
+        if (distance < best_distance) {
+            best_distance = distance;
+            best = c;
+        }
+    }
+    return best;
+}
+
+// k-means++ seeding then k-majority iterations; returns the centres (fewer than k when
+// there are fewer distinct members).
+CS_POPCOUNT
+std::vector<Descriptor> cluster(const std::vector<Descriptor> &all, const std::vector<uint32_t> &members, int k,
+                                uint64_t &state, std::vector<uint32_t> &assignment) {
+    std::vector<Descriptor> centres;
+    std::vector<uint32_t> distance(members.size(), UINT32_MAX);
+    centres.push_back(all[members[next_random(state) % members.size()]]);
+    while (int(centres.size()) < k) {
+        uint64_t total = 0;
+        for (size_t i = 0; i < members.size(); ++i) {
+            uint32_t d = uint32_t(hamming(all[members[i]], centres.back()));
+            distance[i] = std::min(distance[i], d * d);
+            total += distance[i];
+        }
+        if (total == 0) break;
+        uint64_t pick = next_random(state) % total;
+        size_t chosen = 0;
+        for (uint64_t acc = 0; chosen < members.size(); ++chosen) {
+            acc += distance[chosen];
+            if (acc > pick) break;
+        }
+        centres.push_back(all[members[std::min(chosen, members.size() - 1)]]);
+    }
+    assignment.assign(members.size(), 0);
+    for (int iteration = 0; iteration < kIterations; ++iteration) {
+        bool changed = false;
+        for (size_t i = 0; i < members.size(); ++i) {
+            uint32_t c = uint32_t(nearest(all[members[i]], centres.data(), centres.size()));
+            changed |= c != assignment[i] || iteration == 0;
+            assignment[i] = c;
+        }
+        if (!changed) break;
+        std::vector<std::vector<uint32_t>> groups(centres.size());
+        for (size_t i = 0; i < members.size(); ++i) groups[assignment[i]].push_back(members[i]);
+        for (size_t c = 0; c < centres.size(); ++c)
+            if (!groups[c].empty()) centres[c] = majority(all, groups[c]);
+    }
+    return centres;
+}
+
+} // namespace
+
+VocabularyTree::VocabularyTree(const std::vector<Descriptor> &descriptors, int branching, int depth, uint64_t seed)
+    : branching_(branching), depth_(depth) {
+    if (branching < 2 || branching > kMaxBranching || depth < 1 || depth > 8)
+        throw Failure(CS_INVALID_ARGUMENT, "vocabulary tree: branching must be 2...32 and depth 1...8");
+    std::vector<uint32_t> members(descriptors.size());
+    for (size_t i = 0; i < members.size(); ++i) members[i] = uint32_t(i);
+    nodes_.push_back({Descriptor{}, 0, 0, false});
+    uint64_t state = seed;
+    uint32_t first = build(descriptors, members, 0, state);
+    nodes_[0].first_child = first;
+    if (first == 0) nodes_[0].leaf = uint32_t(leaf_count_++);
+}
+
+// Adds the children of a node whose members are given; returns the first child's index,
+// or 0 when the node stays a leaf.
+uint32_t VocabularyTree::build(const std::vector<Descriptor> &all, std::vector<uint32_t> &members, int level,
+                               uint64_t &state) {
+    if (level >= depth_ || members.size() <= size_t(branching_)) return 0;
+    std::vector<uint32_t> assignment;
+    auto centres = cluster(all, members, branching_, state, assignment);
+    // Every inner node has `branching_` child slots; the unused ones are padding, always last.
+    size_t real = centres.size();
+    while (int(centres.size()) < branching_) centres.push_back(centres.back());
+    uint32_t first = uint32_t(nodes_.size());
+    for (size_t c = 0; c < centres.size(); ++c) nodes_.push_back({centres[c], 0, 0, c >= real});
+    std::vector<std::vector<uint32_t>> groups(static_cast<size_t>(branching_));
+    for (size_t i = 0; i < members.size(); ++i) groups[assignment[i]].push_back(members[i]);
+    members.clear();
+    members.shrink_to_fit();
+    for (int c = 0; c < branching_; ++c) {
+        uint32_t node = first + uint32_t(c);
+        if (nodes_[node].padding) continue;
+        uint32_t child = build(all, groups[size_t(c)], level + 1, state);
+        nodes_[node].first_child = child;
+        if (child == 0) nodes_[node].leaf = uint32_t(leaf_count_++);
+    }
+    return first;
+}
+
+CS_POPCOUNT
+uint32_t VocabularyTree::leaf(const Descriptor &d) const {
+    uint32_t node = 0;
+    while (nodes_[node].first_child != 0) {
+        uint32_t first = nodes_[node].first_child;
+        uint32_t best = first;
+        int best_distance = INT_MAX;
+        for (uint32_t c = first; c < first + uint32_t(branching_) && !nodes_[c].padding; ++c) {
+            int distance = hamming(d, nodes_[c].centre);
+            if (distance < best_distance) {
+                best_distance = distance;
+                best = c;
+            }
+        }
+        node = best;
+    }
+    return nodes_[node].leaf;
+}
+
+CS_POPCOUNT
+size_t VocabularyTree::leaves(const Descriptor &d, uint32_t *out, size_t max_leaves) const {
+    // Branches not taken, nearest first, in a small fixed list (no allocation per query).
+    constexpr size_t kAlternatives = 16;
+    std::pair<int, uint32_t> alternatives[kAlternatives];
+    size_t alternative_count = 0;
+    auto remember = [&](int distance, uint32_t node) {
+        size_t i = alternative_count;
+        if (i == kAlternatives) {
+            if (distance >= alternatives[i - 1].first) return;
+            --i;
+        } else {
+            ++alternative_count;
+        }
+        while (i > 0 && alternatives[i - 1].first > distance) {
+            alternatives[i] = alternatives[i - 1];
+            --i;
+        }
+        alternatives[i] = {distance, node};
+    };
+    int distances[kMaxBranching];
+    size_t written = 0;
+    uint32_t node = 0;
+    while (written < max_leaves) {
+        while (nodes_[node].first_child != 0) {
+            uint32_t first = nodes_[node].first_child;
+            uint32_t count = 0;
+            uint32_t best = 0;
+            for (; count < uint32_t(branching_) && !nodes_[first + count].padding; ++count) {
+                distances[count] = hamming(d, nodes_[first + count].centre);
+                if (distances[count] < distances[best]) best = count;
+            }
+            for (uint32_t c = 0; c < count; ++c)
+                if (c != best) remember(distances[c], first + c);
+            node = first + best;
+        }
+        out[written++] = nodes_[node].leaf;
+        if (alternative_count == 0) break;
+        node = alternatives[0].second;
+        std::move(alternatives + 1, alternatives + alternative_count, alternatives);
+        --alternative_count;
+    }
+    return written;
+}
+
+} // namespace cs

@@ -1,0 +1,47 @@
+// A hierarchical k-majority tree over binary descriptors (Nistér & Stewénius 2006, with
+// Gálvez-López & Tardós' majority-bit centres): the shared structure behind the bucketed
+// matcher and, later, bag-of-words retrieval.
+#pragma once
+
+#include "descriptors.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace cs {
+
+class VocabularyTree {
+  public:
+    static constexpr int kMaxBranching = 32;
+
+    // Trains on `descriptors` with `branching` children per node, `depth` levels; seeded.
+    VocabularyTree(const std::vector<Descriptor> &descriptors, int branching, int depth, uint64_t seed);
+
+    int branching() const { return branching_; }
+    int depth() const { return depth_; }
+    size_t leaf_count() const { return leaf_count_; }
+
+    // The leaf a descriptor falls in, following the nearest centre at every level.
+    uint32_t leaf(const Descriptor &d) const;
+
+    // Up to `max_leaves` leaves in best-bin-first order: the descent's leaf first, then the
+    // leaves under the closest alternative branches. Returns how many were written.
+    size_t leaves(const Descriptor &d, uint32_t *out, size_t max_leaves) const;
+
+  private:
+    struct Node {
+        Descriptor centre;
+        uint32_t first_child; // index of the first of `branching_` children; 0 for leaves
+        uint32_t leaf;        // leaf number when this is a leaf
+        bool padding;         // an unused child slot (its parent had too few distinct members)
+    };
+
+    uint32_t build(const std::vector<Descriptor> &all, std::vector<uint32_t> &members, int level, uint64_t &state);
+
+    int branching_;
+    int depth_;
+    size_t leaf_count_ = 0;
+    std::vector<Node> nodes_; // nodes_[0] is the root
+};
+
+} // namespace cs
