@@ -17,8 +17,18 @@ public struct ImageDetectorOptions: Equatable, Sendable {
     /// Largest ratio between projected sides (beyond this the view is too oblique to trust).
     public var maxSideRatio = 12.0
     public var seed: UInt64 = 1
+    /// Which references each frame is searched for.
+    public var selection = ReferenceSelection.all
 
     public init() {}
+}
+
+public enum ReferenceSelection: Equatable, Sendable {
+    /// Every reference, every frame; at most 25.
+    case all
+    /// A library of any size: per frame, bag-of-words retrieval picks the `limit` most likely
+    /// references (25 at most), and only those are searched.
+    case retrieval(limit: Int)
 }
 
 /// Finds active reference images in frames by feature matching, then verifies and refines
@@ -35,12 +45,22 @@ public final class ImageDetector {
         return HomographyAlignment(options: options)
     }()
 
+    private let retrieval: ReferenceRetrieval?
+
     public init(references: [ReferenceImage], options: ImageDetectorOptions = ImageDetectorOptions()) {
-        precondition(references.count <= ReferenceLibrary.maxActiveImages,
-                     "at most \(ReferenceLibrary.maxActiveImages) reference images are searched at once")
         self.references = references
         self.options = options
-        index = DescriptorIndex(sets: references.map(\.features))
+        switch options.selection {
+        case .all:
+            precondition(references.count <= ReferenceLibrary.maxActiveImages,
+                         "at most \(ReferenceLibrary.maxActiveImages) reference images are searched at once")
+            retrieval = nil
+        case .retrieval(let limit):
+            precondition((1...ReferenceLibrary.maxActiveImages).contains(limit),
+                         "retrieval picks 1...\(ReferenceLibrary.maxActiveImages) references a frame")
+            retrieval = references.isEmpty ? nil : ReferenceRetrieval(references: references, seed: options.seed)
+        }
+        index = DescriptorIndex(sets: references.map(\.features), seed: options.seed)
     }
 
     /// Every active reference visible in `frame` (gray or colour), best first.
@@ -49,8 +69,14 @@ public final class ImageDetector {
         let gray = frame.gray()
         let features = FeatureSet(detectingIn: gray, options: options.frameFeatures)
         let locations = features.keypoints.map(\.location)
+        var enabled: [Bool]?
+        if let retrieval, case .retrieval(let limit) = options.selection {
+            var chosen = [Bool](repeating: false, count: references.count)
+            for r in retrieval.rank(features, limit: limit) where !skipping.contains(r) { chosen[r] = true }
+            enabled = chosen
+        }
         var byReference = [[FeatureMatch]](repeating: [], count: references.count)
-        for match in index.match(features, ratio: options.ratio, maxDistance: options.maxDescriptorDistance)
+        for match in index.match(features, ratio: options.ratio, maxDistance: options.maxDescriptorDistance, enabled: enabled)
         where !skipping.contains(match.set) {
             byReference[match.set].append(match)
         }

@@ -61,15 +61,20 @@ public struct ReferenceLibrary: Sendable {
 
     public var groups: [String] { Array(Set(entries.compactMap(\.group))).sorted() }
 
-    /// The entries searched when `groups` are active (all entries when `groups` is empty).
-    /// More than 25 is an error that names the limit.
-    public func activeEntries(groups active: Set<String>) throws(WaymarkError) -> [ReferenceEntry] {
+    /// The entries in the `active` groups (every entry when `active` is empty).
+    public func entries(inGroups active: Set<String>) throws(WaymarkError) -> [ReferenceEntry] {
         let unknown = active.subtracting(groups)
         guard unknown.isEmpty else {
             let known = groups.isEmpty ? "the library has no groups" : "groups are: \(groups.joined(separator: ", "))"
             throw WaymarkError(.usage, "unknown reference group '\(unknown.sorted()[0])'; \(known)")
         }
-        let chosen = active.isEmpty ? entries : entries.filter { $0.group.map(active.contains) ?? false }
+        return active.isEmpty ? entries : entries.filter { $0.group.map(active.contains) ?? false }
+    }
+
+    /// The entries searched in every frame when `groups` are active. More than 25 is an error
+    /// that names the limit.
+    public func activeEntries(groups active: Set<String>) throws(WaymarkError) -> [ReferenceEntry] {
+        let chosen = try entries(inGroups: active)
         guard chosen.count <= Self.maxActiveImages else {
             let hint = groups.isEmpty
                 ? "split the library into groups or use --auto-select"

@@ -3,7 +3,8 @@ import Waymark
 enum DetectCommand: Command {
     static let name = "detect"
     static let help = """
-        Usage: waymark detect --references MANIFEST|FOLDER [--group G]... [--intrinsics fx,fy,cx,cy] IMAGE...
+        Usage: waymark detect --references MANIFEST|FOLDER [--group G]... [--auto-select]
+                              [--intrinsics fx,fy,cx,cy] IMAGE...
 
         Finds the active reference images in each IMAGE and prints one JSON line per image, in
         input order: {"image": PATH, "detections": [{"name", "corners", "homography", "inliers",
@@ -16,19 +17,22 @@ enum DetectCommand: Command {
         Options:
           --references PATH   a manifest (.json) or a folder of images
           --group NAME        search only this group (repeatable); at most 25 images at once
+          --auto-select       search a library of any size: per image, a fast retrieval step picks
+                              the 25 most likely references and only those are searched
           --intrinsics LIST   camera focal lengths and centre in pixels: fx,fy,cx,cy
           --quiet             no warnings
           --help              this text
         """
     static let valueOptions: Set<String> = ["--references", "--group", "--intrinsics"]
-    static let flagOptions: Set<String> = ["--quiet", "--help"]
+    static let flagOptions: Set<String> = ["--auto-select", "--quiet", "--help"]
 
     static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode {
         let images = arguments.positionals
         guard !images.isEmpty else { throw WaymarkError(.usage, "detect needs at least one IMAGE; see --help") }
         let intrinsics = try arguments.intrinsics()
         let quiet = arguments.flag("--quiet")
-        let detector = ImageDetector(references: try loadActiveReferences(arguments, quiet: quiet))
+        let loaded = try loadReferences(arguments, quiet: quiet)
+        let detector = ImageDetector(references: loaded.references, options: loaded.options)
         let sink = try RecordSink(path: nil)
         var worst = ExitCode.ok
         for path in images {

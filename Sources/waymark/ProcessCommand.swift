@@ -4,8 +4,8 @@ import Waymark
 enum ProcessCommand: Command {
     static let name = "process"
     static let help = """
-        Usage: waymark process VIDEO --references MANIFEST|FOLDER [--group G]... [--output FILE]
-                               [--annotate VIDEO] [--intrinsics fx,fy,cx,cy] [--quiet]
+        Usage: waymark process VIDEO --references MANIFEST|FOLDER [--group G]... [--auto-select]
+                               [--output FILE] [--annotate VIDEO] [--intrinsics fx,fy,cx,cy] [--quiet]
 
         Follows the active reference images through VIDEO. Writes JSON Lines (schema
         "waymark.process/1", see docs/OUTPUT.md): a header record, one record per frame
@@ -17,6 +17,8 @@ enum ProcessCommand: Command {
         Options:
           --references PATH   a manifest (.json) or a folder of images
           --group NAME        search only this group (repeatable); at most 25 images at once
+          --auto-select       search a library of any size: per frame, a fast retrieval step picks
+                              the 25 most likely references and only those are searched
           --output FILE       write the records here instead of standard output
           --annotate VIDEO    also write the video with outlines and names drawn on it (.mp4, .avi)
           --intrinsics LIST   fx,fy,cx,cy in pixels, to report each image's pose
@@ -24,7 +26,7 @@ enum ProcessCommand: Command {
           --help              this text
         """
     static let valueOptions: Set<String> = ["--references", "--group", "--output", "--annotate", "--intrinsics"]
-    static let flagOptions: Set<String> = ["--quiet", "--help"]
+    static let flagOptions: Set<String> = ["--auto-select", "--quiet", "--help"]
     static let schema = "waymark.process/1"
 
     static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode {
@@ -34,7 +36,8 @@ enum ProcessCommand: Command {
         let input = arguments.positionals[0]
         let quiet = arguments.flag("--quiet")
         let intrinsics = try arguments.intrinsics()
-        let references = try loadActiveReferences(arguments, quiet: quiet)
+        let loaded = try loadReferences(arguments, quiet: quiet)
+        let references = loaded.references
         let video = try VideoReader(path: input)
         let sink = try RecordSink(path: try arguments.value("--output"))
         let annotation = try arguments.value("--annotate").map { (path: String) throws(WaymarkError) in
@@ -42,7 +45,9 @@ enum ProcessCommand: Command {
                 path: path, width: video.width, height: video.height,
                 framesPerSecond: video.framesPerSecond > 0 ? video.framesPerSecond : 30)
         }
-        let tracker = ImageTracker(references: references)
+        var trackerOptions = ImageTrackerOptions()
+        trackerOptions.detector = loaded.options
+        let tracker = ImageTracker(references: references, options: trackerOptions)
         try sink.write(header(input: input, video: video, references: references, arguments: arguments))
 
         var progress = Progress(total: video.frameCount, quiet: quiet)
@@ -116,6 +121,7 @@ enum ProcessCommand: Command {
                 .array(references.map { .object([("name", .string($0.name)), ("width", .int($0.width)), ("height", .int($0.height))]) })
             ),
             ("groups", .array(arguments.values("--group").map(JSONValue.string))),
+            ("autoSelect", .bool(arguments.flag("--auto-select"))),
         ])
     }
 

@@ -1,12 +1,19 @@
 import Waymark
 
 /// Loads the references named by --references and --group, prepared for searching, and
-/// warns about images that will be hard to recognise.
-func loadActiveReferences(_ arguments: Arguments, quiet: Bool) throws(WaymarkError) -> [ReferenceImage] {
+/// warns about images that will be hard to recognise. With --auto-select the whole
+/// (grouped) library is loaded and retrieval picks the references to search per frame.
+func loadReferences(_ arguments: Arguments, quiet: Bool) throws(WaymarkError) -> (
+    references: [ReferenceImage], options: ImageDetectorOptions
+) {
     let library = try ReferenceLibrary(contentsOf: try arguments.required("--references"))
-    let entries = try library.activeEntries(groups: Set(arguments.values("--group")))
+    let groups = Set(arguments.values("--group"))
+    let autoSelect = arguments.flag("--auto-select")
+    let entries = autoSelect ? try library.entries(inGroups: groups) : try library.activeEntries(groups: groups)
+    let announce = !quiet && Console.isTerminal && entries.count > 25
     var references: [ReferenceImage] = []
-    for entry in entries {
+    for (i, entry) in entries.enumerated() {
+        if announce { Console.write("\rpreparing reference images: \(i + 1)/\(entries.count)\u{1B}[K") }
         let reference = try ReferenceImage(entry: entry)
         let quality = ReferenceQuality(of: reference)
         if quality.isLow && !quiet {
@@ -15,5 +22,8 @@ func loadActiveReferences(_ arguments: Arguments, quiet: Bool) throws(WaymarkErr
         }
         references.append(reference)
     }
-    return references
+    if announce { Console.write("\r\u{1B}[K") }
+    var options = ImageDetectorOptions()
+    if autoSelect { options.selection = .retrieval(limit: min(ReferenceLibrary.maxActiveImages, references.count)) }
+    return (references, options)
 }

@@ -223,3 +223,24 @@ final class Scratch {
         #expect(unwritable.status == 73)
     }
 }
+
+@Suite struct CLIAutoSelectTests {
+    @Test func autoSelectSearchesALibraryLargerThanTwentyFive() throws {
+        guard let g1 = SharedDatasets.path("opencv_samples/graf1.png"), let g3 = SharedDatasets.path("opencv_samples/graf3.png")
+        else { return print("skipped: \(SharedDatasets.absentMessage)") }
+        let scratch = try Scratch()
+        try FileManager.default.copyItem(atPath: g1, toPath: scratch.path("graf1.png"))
+        for i in 0..<29 {
+            var generator = SeededGenerator(seed: UInt64(i))
+            let noise = (0..<(160 * 120)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            try Image(width: 160, height: 120, channels: 1, pixels: noise).blurred(sigma: 1.5).write(to: scratch.path("t\(i).png"))
+        }
+        let limited = try CLI.run(["detect", "--references", scratch.url.path, "--quiet", g3])
+        #expect(limited.status == 64)
+        #expect(limited.stderr.contains("--auto-select"))
+        let selected = try CLI.run(["detect", "--references", scratch.url.path, "--auto-select", "--quiet", g3])
+        #expect(selected.status == 0, "\(selected.stderr)")
+        let names = (selected.lines.first?["detections"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+        #expect(names == ["graf1"])
+    }
+}

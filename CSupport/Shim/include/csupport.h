@@ -162,6 +162,20 @@ cs_status cs_matcher_match(const cs_matcher *matcher, const cs_features *query, 
                            float ratio, int32_t max_distance, cs_match *out, size_t capacity, size_t *count,
                            cs_error *error);
 
+/* ---- Vocabulary: visual words for bag-of-words retrieval. ---- */
+
+typedef struct cs_vocabulary cs_vocabulary;
+
+/* Trains a tree with `branching` children per node and `depth` levels on the descriptors of
+   the sets (at most `max_training` of them, taken evenly). Seeded and deterministic. */
+cs_status cs_vocabulary_create(const cs_features *const *sets, size_t count, int32_t branching, int32_t depth,
+                               size_t max_training, uint64_t seed, cs_vocabulary **out, cs_error *error);
+void cs_vocabulary_destroy(cs_vocabulary *vocabulary);
+cs_status cs_vocabulary_get_word_count(const cs_vocabulary *vocabulary, size_t *out, cs_error *error);
+/* The word of each feature, into `words` (capacity >= the feature count). */
+cs_status cs_vocabulary_quantize(const cs_vocabulary *vocabulary, const cs_features *features, uint32_t *words,
+                                 size_t capacity, cs_error *error);
+
 /* ---- Geometry. Points are packed (x, y) floats. Matrices are row-major doubles. ---- */
 
 typedef enum cs_robust_method {

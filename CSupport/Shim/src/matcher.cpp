@@ -12,6 +12,9 @@ struct cs_matcher {
     std::vector<int32_t> set_of;       // per training descriptor
     std::vector<int32_t> index_in_set;
     std::vector<uint32_t> bucket_start; // leaf -> first training index; one extra end entry
+    // Within a leaf the descriptors are ordered by set: leaf_set_start[leaf * (sets + 1) + s]
+    // is where set s begins, so a search restricted to a few sets skips the rest unread.
+    std::vector<uint32_t> leaf_set_start;
     std::unique_ptr<cs::VocabularyTree> tree;
     size_t probes = 1;
     size_t set_count = 0;
@@ -49,10 +52,32 @@ struct Nearest {
 };
 
 CS_POPCOUNT
-void scan(const cs_matcher &m, const cs::Descriptor &q, size_t begin, size_t end, const uint8_t *enabled, Nearest &n) {
-    for (size_t i = begin; i < end; ++i) {
-        if (enabled && !enabled[m.set_of[i]]) continue;
-        n.offer(cs::hamming(q, m.train[i]), int32_t(i));
+void scan(const cs_matcher &m, const cs::Descriptor &q, size_t begin, size_t end, Nearest &n) {
+    for (size_t i = begin; i < end; ++i) n.offer(cs::hamming(q, m.train[i]), int32_t(i));
+}
+
+// Scans one leaf: all of it, or only the ranges of the enabled sets.
+void scan_leaf(const cs_matcher &m, const cs::Descriptor &q, size_t leaf, const std::vector<int32_t> *enabled,
+               Nearest &n) {
+    if (!enabled) {
+        scan(m, q, m.bucket_start[leaf], m.bucket_start[leaf + 1], n);
+        return;
+    }
+    const uint32_t *starts = m.leaf_set_start.data() + leaf * (m.set_count + 1);
+    for (int32_t s : *enabled) scan(m, q, starts[s], starts[s + 1], n);
+}
+
+// Builds leaf_set_start from the (leaf, set)-ordered training descriptors.
+void index_sets_within_leaves(cs_matcher &m) {
+    size_t leaves = m.bucket_start.size() - 1;
+    m.leaf_set_start.assign(leaves * (m.set_count + 1), 0);
+    for (size_t leaf = 0; leaf < leaves; ++leaf) {
+        uint32_t *starts = m.leaf_set_start.data() + leaf * (m.set_count + 1);
+        uint32_t i = m.bucket_start[leaf], end = m.bucket_start[leaf + 1];
+        for (size_t s = 0; s <= m.set_count; ++s) {
+            while (i < end && size_t(m.set_of[i]) < s) ++i;
+            starts[s] = i;
+        }
     }
 }
 
@@ -89,7 +114,8 @@ cs_status cs_matcher_create(const cs_features *const *sets, size_t count, const 
         } else {
             matcher->tree = std::make_unique<cs::VocabularyTree>(all, options->branching, options->depth, options->seed);
             matcher->probes = size_t(options->probes);
-            // Counting sort of the training descriptors by leaf, so each bucket is contiguous.
+            // Counting sort of the training descriptors by leaf, so each bucket is contiguous;
+            // being stable, it keeps each bucket in set order.
             std::vector<uint32_t> leaf_of(all.size());
             std::vector<uint32_t> start(matcher->tree->leaf_count() + 1, 0);
             for (size_t i = 0; i < all.size(); ++i) {
@@ -109,6 +135,7 @@ cs_status cs_matcher_create(const cs_features *const *sets, size_t count, const 
             }
             matcher->bucket_start = std::move(start);
         }
+        index_sets_within_leaves(*matcher);
         *out = matcher.release();
     });
 }
@@ -125,17 +152,20 @@ cs_status cs_matcher_match(const cs_matcher *matcher, const cs_features *query, 
         cs::require_capacity(capacity, queries);
         constexpr size_t kMaxProbes = 16;
         uint32_t leaves[kMaxProbes];
+        std::vector<int32_t> enabled;
+        if (enabled_sets)
+            for (size_t s = 0; s < matcher->set_count; ++s)
+                if (enabled_sets[s]) enabled.push_back(int32_t(s));
+        const std::vector<int32_t> *only = enabled_sets ? &enabled : nullptr;
         size_t kept = 0;
         for (size_t i = 0; i < queries; ++i) {
             const cs::Descriptor &q = query->descriptors[i];
             Nearest n;
             if (matcher->tree) {
                 size_t found = matcher->tree->leaves(q, leaves, std::min(matcher->probes, kMaxProbes));
-                for (size_t l = 0; l < found; ++l)
-                    scan(*matcher, q, matcher->bucket_start[leaves[l]], matcher->bucket_start[leaves[l] + 1],
-                         enabled_sets, n);
+                for (size_t l = 0; l < found; ++l) scan_leaf(*matcher, q, leaves[l], only, n);
             } else {
-                scan(*matcher, q, 0, matcher->train.size(), enabled_sets, n);
+                scan_leaf(*matcher, q, 0, only, n);
             }
             if (n.best < 0 || n.distance > max_distance) continue;
             if (n.second != INT_MAX && float(n.distance) >= ratio * float(n.second)) continue;
