@@ -9,10 +9,10 @@ struct DetectionSuite {
     /// nil runs Waymark alone (for quick iteration; RESULTS.md figures always include it).
     var baseline: Baseline?
     var scratch: URL
-    /// Which parts to run: oxford, many, following.
+    /// Which parts to run: oxford, many, following, library.
     var parts: Set<String>
 
-    static let allParts: Set<String> = ["oxford", "many", "following"]
+    static let allParts: Set<String> = ["oxford", "many", "following", "library"]
 
     /// Mean corner error (px) below which a pair counts as correctly located.
     static let acceptedError = 3.0
@@ -28,6 +28,7 @@ struct DetectionSuite {
         if parts.contains("oxford") { try oxford() }
         if parts.contains("many") { try manyReferences() }
         if parts.contains("following") { try following() }
+        if parts.contains("library") { try library() }
     }
 
     // MARK: Oxford affine, one reference at a time
@@ -98,42 +99,18 @@ struct DetectionSuite {
 
     // MARK: 25 active references in 640×480 frames
 
-    private struct LabelledFrame {
+    struct LabelledFrame {
         var path: String
         /// The reference this frame shows and its true homography, or nil for a distractor.
         var truth: (reference: Int, homography: Homography)?
     }
 
     private func manyReferences() throws {
-        var referencePaths = OxfordAffine.sequences.map { datasets.appendingPathComponent("oxford_affine/\($0)/img1.png").path }
-        let evdNames = try FileManager.default.contentsOfDirectory(atPath: datasets.appendingPathComponent("evd_extreme_view/1").path)
-            .filter { $0.hasSuffix(".png") && $0 != Self.duplicateOfOxford }.sorted()
-        referencePaths += evdNames.map { datasets.appendingPathComponent("evd_extreme_view/1/\($0)").path }
-        referencePaths += ["opencv_samples/box.png", "opencv_samples/aloeL.jpg", "opencv_samples/left.jpg"].map {
-            datasets.appendingPathComponent($0).path
-        }
-        referencePaths = Array(referencePaths.prefix(ReferenceLibrary.maxActiveImages))
+        let referencePaths = try activeSetPaths()
         let references = try referencePaths.enumerated().map { i, path in
             try ReferenceImage(entry: ReferenceEntry(name: "r\(i)", path: path))
         }
-
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        var frames: [LabelledFrame] = []
-        for pair in try OxfordAffine.pairs(in: datasets) where pair.index <= 4 {
-            let r = OxfordAffine.sequences.firstIndex(of: pair.sequence)!
-            frames.append(try resizedFrame(pair.framePath, name: "\(pair.sequence)\(pair.index)", truth: (r, pair.truth)))
-        }
-        for (e, name) in evdNames.enumerated() {
-            let values = try String(contentsOf: datasets.appendingPathComponent("evd_extreme_view/h/\(name.dropLast(4)).txt"), encoding: .utf8)
-                .split(whereSeparator: { $0.isWhitespace }).compactMap { Double($0) }
-            frames.append(try resizedFrame(
-                datasets.appendingPathComponent("evd_extreme_view/2/\(name)").path, name: "evd-\(name.dropLast(4))",
-                truth: (OxfordAffine.sequences.count + e, .fromIntegerCentred(Homography(values)))))
-        }
-        let tum = datasets.appendingPathComponent("tum_fr3_office_frames/rgb")
-        for name in try FileManager.default.contentsOfDirectory(atPath: tum.path).sorted() where name.hasSuffix(".png") {
-            frames.append(LabelledFrame(path: tum.appendingPathComponent(name).path, truth: nil))
-        }
+        let frames = try labelledFrames()
 
         let detector = ImageDetector(references: references)
         let images = try frames.map { try Image(contentsOf: $0.path, gray: true) }
@@ -169,7 +146,7 @@ struct DetectionSuite {
         print("")
     }
 
-    private struct Outcome {
+    struct Outcome {
         var found = 0
         var falseDetections = 0
 
@@ -187,7 +164,7 @@ struct DetectionSuite {
     }
 
     /// Writes the frame at 640×480 and scales its ground truth to match.
-    private func resizedFrame(_ path: String, name: String, truth: (Int, Homography)) throws -> LabelledFrame {
+    func resizedFrame(_ path: String, name: String, truth: (Int, Homography)) throws -> LabelledFrame {
         let image = try Image(contentsOf: path, gray: true)
         let out = scratch.appendingPathComponent("\(name).png").path
         try image.resized(width: 640, height: 480).write(to: out)

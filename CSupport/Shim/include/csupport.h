@@ -157,8 +157,10 @@ cs_status cs_matcher_create(const cs_features *const *sets, size_t count, const 
 void cs_matcher_destroy(cs_matcher *matcher);
 /* For each query feature: its nearest training feature over the enabled sets
    (`enabled_sets[s] != 0`; NULL enables all), kept when distance < ratio * second_distance
-   and distance <= max_distance. */
-cs_status cs_matcher_match(const cs_matcher *matcher, const cs_features *query, const uint8_t *enabled_sets,
+   and distance <= max_distance. A restricted search copies the enabled sets' descriptors
+   once and reuses the copy while the same sets are asked for, so a matcher is used by one
+   thread at a time. */
+cs_status cs_matcher_match(cs_matcher *matcher, const cs_features *query, const uint8_t *enabled_sets,
                            float ratio, int32_t max_distance, cs_match *out, size_t capacity, size_t *count,
                            cs_error *error);
 

@@ -17,22 +17,14 @@ cs_status cs_vocabulary_create(const cs_features *const *sets, size_t count, int
         cs::require(max_training > 0, "cs_vocabulary_create: max_training must be positive");
         *out = nullptr;
         cs::require_popcount();
-        size_t total = 0;
+        std::vector<cs::Descriptor> all;
         for (size_t s = 0; s < count; ++s) {
             cs::require(sets[s] != nullptr, "cs_vocabulary_create: a set is NULL");
-            total += sets[s]->descriptors.size();
+            all.insert(all.end(), sets[s]->descriptors.begin(), sets[s]->descriptors.end());
         }
-        cs::require(total > 0, "cs_vocabulary_create: no descriptors to train on");
-        // An even subsample keeps training time bounded for large libraries.
-        size_t step = (total + max_training - 1) / max_training;
-        std::vector<cs::Descriptor> training;
-        training.reserve(total / step + 1);
-        size_t index = 0;
-        for (size_t s = 0; s < count; ++s)
-            for (const auto &d : sets[s]->descriptors)
-                if (index++ % step == 0) training.push_back(d);
+        cs::require(!all.empty(), "cs_vocabulary_create: no descriptors to train on");
         auto vocabulary = std::make_unique<cs_vocabulary>();
-        vocabulary->tree = std::make_unique<cs::VocabularyTree>(training, branching, depth, seed);
+        vocabulary->tree = std::make_unique<cs::VocabularyTree>(all, branching, depth, seed, max_training);
         *out = vocabulary.release();
     });
 }

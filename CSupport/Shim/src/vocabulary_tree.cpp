@@ -89,12 +89,15 @@ std::vector<Descriptor> cluster(const std::vector<Descriptor> &all, const std::v
 
 } // namespace
 
-VocabularyTree::VocabularyTree(const std::vector<Descriptor> &descriptors, int branching, int depth, uint64_t seed)
+VocabularyTree::VocabularyTree(const std::vector<Descriptor> &descriptors, int branching, int depth, uint64_t seed,
+                               size_t max_training)
     : branching_(branching), depth_(depth) {
     if (branching < 2 || branching > kMaxBranching || depth < 1 || depth > 8)
         throw Failure(CS_INVALID_ARGUMENT, "vocabulary tree: branching must be 2...32 and depth 1...8");
-    std::vector<uint32_t> members(descriptors.size());
-    for (size_t i = 0; i < members.size(); ++i) members[i] = uint32_t(i);
+    if (max_training == 0) throw Failure(CS_INVALID_ARGUMENT, "vocabulary tree: max_training must be positive");
+    size_t step = (descriptors.size() + max_training - 1) / max_training;
+    std::vector<uint32_t> members;
+    for (size_t i = 0; i < descriptors.size(); i += std::max<size_t>(step, 1)) members.push_back(uint32_t(i));
     nodes_.push_back({Descriptor{}, 0, 0, false});
     uint64_t state = seed;
     uint32_t first = build(descriptors, members, 0, state);

@@ -14,8 +14,10 @@ class VocabularyTree {
   public:
     static constexpr int kMaxBranching = 32;
 
-    // Trains on `descriptors` with `branching` children per node, `depth` levels; seeded.
-    VocabularyTree(const std::vector<Descriptor> &descriptors, int branching, int depth, uint64_t seed);
+    // Trains on `descriptors` (an even sample of at most `max_training` of them, which keeps
+    // large libraries quick) with `branching` children per node and `depth` levels; seeded.
+    VocabularyTree(const std::vector<Descriptor> &descriptors, int branching, int depth, uint64_t seed,
+                   size_t max_training);
 
     int branching() const { return branching_; }
     int depth() const { return depth_; }
