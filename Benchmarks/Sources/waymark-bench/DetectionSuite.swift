@@ -9,10 +9,10 @@ struct DetectionSuite {
     /// nil runs Waymark alone (for quick iteration; RESULTS.md figures always include it).
     var baseline: Baseline?
     var scratch: URL
-    /// Which parts to run: oxford, many, following, library.
+    /// Which parts to run: oxford, many, following, library, startup.
     var parts: Set<String>
 
-    static let allParts: Set<String> = ["oxford", "many", "following", "library"]
+    static let allParts: Set<String> = ["oxford", "many", "following", "library", "startup"]
 
     /// Mean corner error (px) below which a pair counts as correctly located.
     static let acceptedError = 3.0
@@ -29,6 +29,7 @@ struct DetectionSuite {
         if parts.contains("many") { try manyReferences() }
         if parts.contains("following") { try following() }
         if parts.contains("library") { try library() }
+        if parts.contains("startup") { try startup() }
     }
 
     // MARK: Oxford affine, one reference at a time

@@ -6,7 +6,7 @@ let usage = """
     Usage: waymark-bench SUITE [--python PATH] [--part NAME]... [--no-baseline]
            waymark-bench sample-video --output DIR
 
-    Suites: detection (parts: oxford, many, following, library). --no-baseline skips the OpenCV Python
+    Suites: detection (parts: oxford, many, following, library, startup). --no-baseline skips the OpenCV Python
     baselines, for quick iteration only. Results print as Markdown on standard output, for Benchmarks/RESULTS.md.
     sample-video writes the demo's synthetic video, its references and its ground truth.
     Data comes from ../shared/datasets (or WAYMARK_DATASETS); without it the suites exit 66.

@@ -1,5 +1,7 @@
 #include "barrier.hpp"
 
+#include "lazy_io.hpp"
+
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -27,7 +29,7 @@ cs_status cs_image_read(const char *path, int32_t channels, cs_image **out, cs_e
         struct stat info {};
         if (::stat(path, &info) != 0) throw cs::Failure(CS_NOT_FOUND, std::string("no such file: ") + path);
         if (S_ISDIR(info.st_mode)) throw cs::Failure(CS_DECODE_FAILED, std::string("is a directory, not a file: ") + path);
-        cv::Mat mat = cv::imread(path, channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR);
+        cv::Mat mat = cs::io::read_image(path, channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR);
         if (mat.empty())
             throw cs::Failure(CS_DECODE_FAILED, std::string("not a readable image (corrupt, empty or unsupported format): ") + path);
         *out = new cs_image{std::move(mat)};
@@ -75,7 +77,7 @@ cs_status cs_image_write(const cs_image *image, const char *path, cs_error *erro
     return cs::guard(error, [&] {
         require_image(image);
         cs::require(path != nullptr, "cs_image_write: path is NULL");
-        cs::write_atomically(path, [&](const std::string &temporary) { return cv::imwrite(temporary, image->mat); });
+        cs::write_atomically(path, [&](const std::string &temporary) { return cs::io::write_image(temporary, image->mat); });
     });
 }
 

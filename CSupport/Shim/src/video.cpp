@@ -1,4 +1,5 @@
 #include "barrier.hpp"
+#include "lazy_io.hpp"
 
 #include <opencv2/videoio.hpp>
 
@@ -9,17 +10,26 @@
 #include <sys/stat.h>
 
 struct cs_video_reader {
-    cv::VideoCapture capture;
+    cs::io::Capture capture = cs::io::make_capture();
     int64_t frames_read = 0;
     double fps = 0;
 };
 
 struct cs_video_writer {
-    cv::VideoWriter writer;
+    cs::io::Writer writer = cs::io::make_writer();
     std::string path;
     std::string temporary;
     cv::Size size;
 };
+
+namespace {
+
+// cv::VideoWriter::fourcc, which lives in the lazily loaded library.
+int fourcc_code(char a, char b, char c, char d) {
+    return (a & 255) + ((b & 255) << 8) + ((c & 255) << 16) + ((d & 255) << 24);
+}
+
+} // namespace
 
 extern "C" {
 
@@ -34,11 +44,11 @@ cs_status cs_video_reader_open(const char *path, cs_video_reader **out, cs_error
         // caller reports what matters, so keep FFmpeg quiet unless the user asked otherwise.
         ::setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0);
         auto reader = new cs_video_reader{};
-        if (!reader->capture.open(path, cv::CAP_FFMPEG) || !reader->capture.isOpened()) {
+        if (!reader->capture->open(path, cv::CAP_FFMPEG) || !reader->capture->isOpened()) {
             delete reader;
             throw cs::Failure(CS_DECODE_FAILED, std::string("not a readable video: ") + path);
         }
-        reader->fps = reader->capture.get(cv::CAP_PROP_FPS);
+        reader->fps = reader->capture->get(cv::CAP_PROP_FPS);
         *out = reader;
     });
 }
@@ -48,7 +58,7 @@ void cs_video_reader_destroy(cs_video_reader *reader) { delete reader; }
 cs_status cs_video_reader_get_info(const cs_video_reader *reader, cs_video_info *out, cs_error *error) {
     return cs::guard(error, [&] {
         cs::require(reader != nullptr && out != nullptr, "cs_video_reader_get_info: NULL argument");
-        auto &capture = const_cast<cv::VideoCapture &>(reader->capture);
+        cv::VideoCapture &capture = *reader->capture;
         out->width = int32_t(capture.get(cv::CAP_PROP_FRAME_WIDTH));
         out->height = int32_t(capture.get(cv::CAP_PROP_FRAME_HEIGHT));
         out->frames_per_second = reader->fps > 0 && std::isfinite(reader->fps) ? reader->fps : 0;
@@ -62,15 +72,15 @@ cs_status cs_video_reader_read(cs_video_reader *reader, cs_image *frame, double 
     return cs::guard(error, [&] {
         cs::require(reader && frame && timestamp && got, "cs_video_reader_read: NULL argument");
         *got = 0;
-        if (!reader->capture.grab()) return;
-        if (!reader->capture.retrieve(frame->mat) || frame->mat.empty())
+        if (!reader->capture->grab()) return;
+        if (!reader->capture->retrieve(frame->mat) || frame->mat.empty())
             throw cs::Failure(CS_DECODE_FAILED, "a video frame could not be decoded");
         // OpenCV's CAP_PROP_POS_MSEC follows decode order, which jumps back and forth on streams
         // with reordered frames; the frame rate gives presentation times that always increase.
         if (reader->fps > 0 && std::isfinite(reader->fps)) {
             *timestamp = double(reader->frames_read) / reader->fps;
         } else {
-            *timestamp = std::max(0.0, reader->capture.get(cv::CAP_PROP_POS_MSEC) / 1000.0);
+            *timestamp = std::max(0.0, reader->capture->get(cv::CAP_PROP_POS_MSEC) / 1000.0);
         }
         reader->frames_read += 1;
         *got = 1;
@@ -86,8 +96,7 @@ cs_status cs_video_writer_open(const char *path, int32_t width, int32_t height, 
         std::string p(path);
         auto dot = p.find_last_of('.');
         std::string extension = dot == std::string::npos ? "" : p.substr(dot);
-        int fourcc = extension == ".avi" ? cv::VideoWriter::fourcc('M', 'J', 'P', 'G')
-                                         : cv::VideoWriter::fourcc('m', 'p', '4', 'v');
+        int fourcc = extension == ".avi" ? fourcc_code('M', 'J', 'P', 'G') : fourcc_code('m', 'p', '4', 'v');
         auto slash = p.find_last_of('/');
         std::string directory = slash == std::string::npos ? "" : p.substr(0, slash + 1);
         std::string name = slash == std::string::npos ? p : p.substr(slash + 1);
@@ -95,7 +104,9 @@ cs_status cs_video_writer_open(const char *path, int32_t width, int32_t height, 
         writer->path = p;
         writer->temporary = directory + "." + name + ".partial" + extension;
         writer->size = cv::Size(width, height);
-        if (!writer->writer.open(writer->temporary, cv::CAP_FFMPEG, fourcc, frames_per_second, writer->size)) {
+        // The overload without a backend is the virtual one (see lazy_io.hpp); OpenCV tries
+        // FFmpeg first for files.
+        if (!writer->writer->open(writer->temporary, fourcc, frames_per_second, writer->size, true)) {
             delete writer;
             throw cs::Failure(CS_IO_FAILED, "cannot create video " + p);
         }
@@ -105,7 +116,7 @@ cs_status cs_video_writer_open(const char *path, int32_t width, int32_t height, 
 
 void cs_video_writer_destroy(cs_video_writer *writer) {
     if (!writer) return;
-    writer->writer.release();
+    writer->writer->release();
     std::remove(writer->temporary.c_str());
     delete writer;
 }
@@ -114,14 +125,14 @@ cs_status cs_video_writer_write(cs_video_writer *writer, const cs_image *frame, 
     return cs::guard(error, [&] {
         cs::require(writer && frame && frame->mat.type() == CV_8UC3, "cs_video_writer_write: bad argument");
         cs::require(frame->mat.size() == writer->size, "cs_video_writer_write: frame size differs from the video's");
-        writer->writer.write(frame->mat);
+        writer->writer->write(frame->mat);
     });
 }
 
 cs_status cs_video_writer_finish(cs_video_writer *writer, cs_error *error) {
     return cs::guard(error, [&] {
         cs::require(writer != nullptr, "cs_video_writer_finish: NULL argument");
-        writer->writer.release();
+        writer->writer->release();
         if (std::rename(writer->temporary.c_str(), writer->path.c_str()) != 0)
             throw cs::Failure(CS_IO_FAILED, "cannot replace " + writer->path);
     });

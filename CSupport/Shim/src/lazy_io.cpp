@@ -1,0 +1,75 @@
+#include "lazy_io.hpp"
+
+#include "barrier.hpp"
+
+#include <dlfcn.h>
+
+#include <new>
+
+namespace cs::io {
+
+namespace {
+
+// The soname Debian gives OpenCV 4.6's libraries: libopencv_<module>.so.406.
+std::string soname(const char *module) {
+    std::string minor = std::to_string(CV_VERSION_MINOR);
+    if (minor.size() < 2) minor = "0" + minor;
+    return std::string("libopencv_") + module + ".so." + std::to_string(CV_VERSION_MAJOR) + minor;
+}
+
+void *symbol(const char *module, const char *name) {
+    void *library = dlopen(soname(module).c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!library) library = dlopen((std::string("libopencv_") + module + ".so").c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!library) throw Failure(CS_INTERNAL, "cannot load OpenCV's " + std::string(module) + " library: " + dlerror());
+    void *address = dlsym(library, name);
+    if (!address) throw Failure(CS_INTERNAL, std::string("OpenCV's ") + module + " library lacks " + name);
+    return address;
+}
+
+template <class Function> Function *resolve(const char *module, const char *name) {
+    return reinterpret_cast<Function *>(symbol(module, name));
+}
+
+using Imread = cv::Mat(const std::string &, int);
+using Imwrite = bool(const std::string &, const cv::_InputArray &, const std::vector<int> &);
+using Constructor = void(void *self);
+
+} // namespace
+
+cv::Mat read_image(const std::string &path, int flags) {
+    static Imread *imread = resolve<Imread>("imgcodecs", "_ZN2cv6imreadERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEEi");
+    return imread(path, flags);
+}
+
+bool write_image(const std::string &path, const cv::Mat &image, const std::vector<int> &params) {
+    static Imwrite *imwrite = resolve<Imwrite>(
+        "imgcodecs",
+        "_ZN2cv7imwriteERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEERKNS_11_InputArrayERKSt6vectorIiSaIiEE");
+    return imwrite(path, cv::_InputArray(image), params);
+}
+
+void DestroyCapture::operator()(cv::VideoCapture *capture) const {
+    capture->~VideoCapture(); // virtual: runs videoio's destructor
+    ::operator delete(static_cast<void *>(capture));
+}
+
+void DestroyWriter::operator()(cv::VideoWriter *writer) const {
+    writer->~VideoWriter();
+    ::operator delete(static_cast<void *>(writer));
+}
+
+Capture make_capture() {
+    static Constructor *construct = resolve<Constructor>("videoio", "_ZN2cv12VideoCaptureC1Ev");
+    void *storage = ::operator new(sizeof(cv::VideoCapture));
+    construct(storage);
+    return Capture(static_cast<cv::VideoCapture *>(storage));
+}
+
+Writer make_writer() {
+    static Constructor *construct = resolve<Constructor>("videoio", "_ZN2cv11VideoWriterC1Ev");
+    void *storage = ::operator new(sizeof(cv::VideoWriter));
+    construct(storage);
+    return Writer(static_cast<cv::VideoWriter *>(storage));
+}
+
+} // namespace cs::io
