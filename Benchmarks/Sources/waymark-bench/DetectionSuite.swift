@@ -24,6 +24,7 @@ struct DetectionSuite {
     static let falseDetectionShare = 0.05
 
     func run() throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
         print("## detection\n")
         if parts.contains("oxford") { try oxford() }
         if parts.contains("many") { try manyReferences() }
