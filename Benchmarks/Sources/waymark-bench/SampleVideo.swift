@@ -34,8 +34,8 @@ enum SampleVideo {
             """
         try Data(manifest.utf8).write(to: references.appendingPathComponent("references.json"), options: .atomic)
         let writer = try VideoWriter(
-            path: output.appendingPathComponent("sample.mp4").path, width: video.background.width,
-            height: video.background.height, framesPerSecond: video.framesPerSecond)
+            path: output.appendingPathComponent("sample.mp4").path, width: video.frameWidth,
+            height: video.frameHeight, framesPerSecond: video.framesPerSecond)
         var truth = ""
         for index in 0..<video.frameCount {
             try writer.write(video.render(index))
