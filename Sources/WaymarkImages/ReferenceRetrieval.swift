@@ -7,7 +7,6 @@ import WaymarkVision
 /// postings.
 public final class ReferenceRetrieval {
     public let vocabulary: Vocabulary
-    public let referenceCount: Int
     // Postings of every word, back to back: references and tf-idf weights (L1-normalised per
     // reference).
     private let wordStart: [Int32]
@@ -23,7 +22,6 @@ public final class ReferenceRetrieval {
         precondition(!references.isEmpty, "retrieval needs references")
         let vocabulary = Vocabulary(training: references.map(\.features), seed: seed)
         self.vocabulary = vocabulary
-        referenceCount = references.count
         let words = references.map { vocabulary.words(of: $0.features) }
         let wordCount = vocabulary.wordCount
         var documentFrequency = [Int](repeating: 0, count: wordCount)

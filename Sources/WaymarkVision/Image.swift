@@ -121,16 +121,12 @@ public final class Image {
     public struct Statistics: Sendable {
         public var mean: Double
         public var standardDeviation: Double
-        public var meanGradient: Double
-        public var laplacianVariance: Double
     }
 
     public func statistics() -> Statistics {
         var s = cs_image_statistics()
         checkInvariant { cs_image_get_statistics(handle, &s, $0) }
-        return Statistics(
-            mean: s.mean, standardDeviation: s.standard_deviation, meanGradient: s.mean_gradient,
-            laplacianVariance: s.laplacian_variance)
+        return Statistics(mean: s.mean, standardDeviation: s.standard_deviation)
     }
 
     /// Writes by extension, replacing any file there atomically.

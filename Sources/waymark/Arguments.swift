@@ -5,7 +5,6 @@ struct Arguments {
     private var options: [String: [String]] = [:]
     private var flags: Set<String> = []
     private(set) var positionals: [String] = []
-    private var consumed: Set<String> = []
 
     /// `valueOptions` take a value; `flagOptions` do not. Anything else starting with "--" is an error.
     init(_ tokens: [String], valueOptions: Set<String>, flagOptions: Set<String>) throws(WaymarkError) {

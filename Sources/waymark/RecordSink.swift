@@ -8,6 +8,7 @@ final class RecordSink {
     private let handle: FileHandle
     private let path: String?
     private let temporaryPath: String?
+    private var finished = false
 
     init(path: String?) throws(WaymarkError) {
         guard let path, path != "-" else {
@@ -39,8 +40,19 @@ final class RecordSink {
     func finish() throws(WaymarkError) {
         guard let path, let temporaryPath else { return }
         try? handle.close()
+        finished = true
         guard rename(temporaryPath, path) == 0 else {
             throw WaymarkError(.writeFailed, "cannot move the results into \(path)")
+        }
+    }
+
+    /// A run that failed before writing anything worth keeping leaves no partial file behind;
+    /// one that wrote records keeps them beside the path, for the person to look at.
+    deinit {
+        guard !finished, let temporaryPath else { return }
+        try? handle.close()
+        if (try? FileManager.default.attributesOfItem(atPath: temporaryPath)[.size] as? Int) == 0 {
+            try? FileManager.default.removeItem(atPath: temporaryPath)
         }
     }
 }

@@ -29,7 +29,5 @@ public enum SharedDatasets {
         return FileManager.default.fileExists(atPath: path) ? path : nil
     }
 
-    public static var isAvailable: Bool { root != nil }
-
     public static let absentMessage = "../shared/datasets is absent; set WAYMARK_DATASETS or place the datasets beside the repository"
 }

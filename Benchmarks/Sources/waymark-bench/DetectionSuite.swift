@@ -146,6 +146,23 @@ struct DetectionSuite {
             print("| OpenCV ORB (Python) | \(format(baselineTime.median, 1)) | \(format(baselineTime.p90, 1)) | \(format(baselineTime.median / ours.median)) | \(baselineOutcome.found) | \(baselineOutcome.falseDetections) |")
         }
         print("")
+        try distractorVideos(detector)
+    }
+
+    /// Every frame of OpenCV's sample videos, none of which shows any of the 25 references.
+    private func distractorVideos(_ detector: ImageDetector) throws {
+        var frames = 0
+        var detections = 0
+        let frame = Image(width: 1, height: 1, channels: 3)
+        for name in ["box.mp4", "cup.mp4", "Megamind.avi", "tree.avi"] {
+            let video = try VideoReader(path: datasets.appendingPathComponent("opencv_samples/\(name)").path)
+            while try video.read(into: frame) != nil {
+                frames += 1
+                detections += detector.detect(in: frame).count
+            }
+        }
+        print("Distractor videos (OpenCV's box.mp4, cup.mp4, Megamind.avi, tree.avi: \(frames) frames that show none of the 25): "
+            + "\(detections) false detections.\n")
     }
 
     struct Outcome {

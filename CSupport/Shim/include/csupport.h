@@ -86,8 +86,6 @@ cs_status cs_image_gaussian_blur(const cs_image *image, double sigma, cs_image *
 typedef struct cs_image_statistics {
     double mean;
     double standard_deviation;
-    double mean_gradient; /* mean absolute Sobel response, 0..~255 */
-    double laplacian_variance;
 } cs_image_statistics;
 
 /* Statistics of a gray image (or of the gray conversion of a colour one). */

@@ -169,14 +169,6 @@ cs_status cs_image_get_statistics(const cs_image *image, cs_image_statistics *ou
         cv::meanStdDev(gray, mean, deviation);
         out->mean = mean[0];
         out->standard_deviation = deviation[0];
-        cv::Mat dx, dy, laplacian;
-        cv::Sobel(gray, dx, CV_32F, 1, 0, 3, 0.25);
-        cv::Sobel(gray, dy, CV_32F, 0, 1, 3, 0.25);
-        out->mean_gradient = (cv::mean(cv::abs(dx))[0] + cv::mean(cv::abs(dy))[0]) * 0.5;
-        cv::Laplacian(gray, laplacian, CV_32F);
-        cv::Scalar lm, ld;
-        cv::meanStdDev(laplacian, lm, ld);
-        out->laplacian_variance = ld[0] * ld[0];
     });
 }
 

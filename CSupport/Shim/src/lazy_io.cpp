@@ -2,7 +2,11 @@
 
 #include "barrier.hpp"
 
+#include <opencv2/core/utils/logger.hpp>
+
 #include <dlfcn.h>
+
+#include <cstdlib>
 
 #include <new>
 
@@ -17,7 +21,21 @@ std::string soname(const char *module) {
     return std::string("libopencv_") + module + ".so." + std::to_string(CV_VERSION_MAJOR) + minor;
 }
 
+// OpenCV's and FFmpeg's own logging would print warnings about recoverable trouble (a
+// damaged frame, a backend that cannot take a file) that the caller reports as it sees fit;
+// FFmpeg is tried first for files, before GStreamer. A user's own settings win.
+void configure_before_loading() {
+    static const bool once = [] {
+        ::setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0);
+        ::setenv("OPENCV_VIDEOIO_PRIORITY_LIST", "FFMPEG,GSTREAMER", 0);
+        if (!std::getenv("OPENCV_LOG_LEVEL")) cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_ERROR);
+        return true;
+    }();
+    (void)once;
+}
+
 void *symbol(const char *module, const char *name) {
+    configure_before_loading();
     void *library = dlopen(soname(module).c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!library) library = dlopen((std::string("libopencv_") + module + ".so").c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!library) throw Failure(CS_INTERNAL, "cannot load OpenCV's " + std::string(module) + " library: " + dlerror());

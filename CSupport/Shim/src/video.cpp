@@ -40,9 +40,6 @@ cs_status cs_video_reader_open(const char *path, cs_video_reader **out, cs_error
         struct stat info {};
         if (::stat(path, &info) != 0) throw cs::Failure(CS_NOT_FOUND, std::string("no such file: ") + path);
         if (S_ISDIR(info.st_mode)) throw cs::Failure(CS_DECODE_FAILED, std::string("is a directory, not a file: ") + path);
-        // FFmpeg prints decoder complaints about recoverable stream damage on stderr; the
-        // caller reports what matters, so keep FFmpeg quiet unless the user asked otherwise.
-        ::setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0);
         auto reader = new cs_video_reader{};
         if (!reader->capture->open(path, cv::CAP_FFMPEG) || !reader->capture->isOpened()) {
             delete reader;
