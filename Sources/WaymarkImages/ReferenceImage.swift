@@ -1,3 +1,4 @@
+import Foundation
 import WaymarkCore
 import WaymarkVision
 
@@ -25,6 +26,11 @@ public final class ReferenceImage {
         /// Scales of the enlarged copies whose finest four pyramid levels (1.2⁴ ≈ 2: exactly
         /// the scales the others lack) add detail features.
         public var detailScales: [Double] = [2]
+        /// Simulated oblique views (the reference squeezed by `obliqueTilt` across each of these
+        /// directions, degrees), described too, so that strongly slanted posters still match.
+        public var obliqueAngles: [Double] = [0, 45, 90, 135]
+        public var obliqueTilt = 2.0
+        public var obliqueFeatures = FeatureOptions(maxFeatures: 500)
         /// Longer side of the finest alignment template; each coarser one halves it.
         public var templateSide = 1024
         public var templateLevels = 4
@@ -59,6 +65,12 @@ public final class ReferenceImage {
             let detail = Self.features(of: gray, scale: factor * scale, options: options.features, finestOctaves: 4)
             keypoints += detail.keypoints
             descriptors += detail.descriptors
+        }
+        for angle in options.obliqueAngles {
+            let view = Self.obliqueFeatures(of: gray, scale: scale, tilt: options.obliqueTilt, angle: angle,
+                                            options: options.obliqueFeatures)
+            keypoints += view.keypoints
+            descriptors += view.descriptors
         }
         features = FeatureSet(keypoints: keypoints, descriptors: descriptors)
         featureLocations = features.keypoints.map(\.location)
@@ -96,6 +108,42 @@ public final class ReferenceImage {
             var k = keypoint
             k.location = Point2(k.location.x * sx, k.location.y * sy)
             k.size *= sx
+            keypoints.append(k)
+            descriptors += bytes[(i * FeatureSet.descriptorBytes)..<((i + 1) * FeatureSet.descriptorBytes)]
+        }
+        return (keypoints, descriptors)
+    }
+
+    /// Features of the reference as seen obliquely: rotated by `angle`, squeezed by `tilt`
+    /// along x, in reference pixels. Features near the reference's edge, whose descriptors would
+    /// see the blank around the warped view, are left out.
+    private static func obliqueFeatures(of gray: Image, scale: Double, tilt: Double, angle: Double, options: FeatureOptions)
+        -> (keypoints: [Keypoint], descriptors: [UInt8])
+    {
+        let radians = angle * Double.pi / 180
+        let c = cos(radians)
+        let s = sin(radians)
+        let linear = Homography([scale / tilt * c, -scale / tilt * s, 0, scale * s, scale * c, 0, 0, 0, 1])
+        let corners = imageCorners(width: gray.width, height: gray.height).map { linear.apply($0)! }
+        let minX = corners.map(\.x).min()!
+        let minY = corners.map(\.y).min()!
+        let toView = Homography.translation(-minX, -minY) * linear
+        let width = Int((corners.map(\.x).max()! - minX).rounded(.up))
+        let height = Int((corners.map(\.y).max()! - minY).rounded(.up))
+        guard width >= 32, height >= 32, let back = toView.inverse else { return ([], []) }
+        let view = gray.warped(by: toView, width: width, height: height)
+        let found = FeatureSet(detectingIn: view, options: options)
+        let margin = 24 / scale
+        var keypoints: [Keypoint] = []
+        var descriptors: [UInt8] = []
+        let bytes = found.descriptors
+        for (i, keypoint) in found.keypoints.enumerated() {
+            guard let p = back.apply(keypoint.location), p.x >= margin, p.y >= margin,
+                p.x <= Double(gray.width) - margin, p.y <= Double(gray.height) - margin
+            else { continue }
+            var k = keypoint
+            k.location = p
+            k.size /= scale
             keypoints.append(k)
             descriptors += bytes[(i * FeatureSet.descriptorBytes)..<((i + 1) * FeatureSet.descriptorBytes)]
         }
