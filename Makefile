@@ -35,7 +35,11 @@ test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-bench: build
+# A clean release build: incremental ones can keep a stale struct layout across the
+# re-exporting Waymark module (swiftlang/swift#89636) and crash; see docs/ARCHITECTURE.md.
+bench: setup
+	rm -rf "$$($(SWIFT) build -c release --show-bin-path)"
+	$(SWIFT) build -c release
 	.build/release/waymark-bench detection
 
 clean:
