@@ -148,7 +148,7 @@ public final class ImageDetector {
         guard let shortest = sides.min(), let longest = sides.max(), shortest >= options.minProjectedSide,
             longest / shortest <= options.maxSideRatio
         else { return false }
-        // Some of the reference must fall inside the frame.
+        // An outline hundreds of times larger than the frame comes from a near-degenerate fit.
         let frameArea = Double(frame.width * frame.height)
         return quad.signedArea < 400 * frameArea
     }
