@@ -19,8 +19,8 @@ let mainHelp = """
     waymark \(waymarkVersion): finds known images in photos and videos.
 
     Usage:
-      waymark detect --references MANIFEST|FOLDER [--group G]... [--intrinsics fx,fy,cx,cy] IMAGE...
-      waymark process VIDEO --references MANIFEST|FOLDER [--output FILE] [--annotate VIDEO]
+      waymark detect --references MANIFEST|FOLDER [--group G]... [--auto-select] [--intrinsics fx,fy,cx,cy] IMAGE...
+      waymark process VIDEO --references MANIFEST|FOLDER [--auto-select] [--output FILE] [--annotate VIDEO]
       waymark references check MANIFEST|FOLDER
       waymark --version
 
