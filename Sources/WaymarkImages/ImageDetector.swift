@@ -2,6 +2,7 @@ import WaymarkCore
 import WaymarkVision
 
 public struct ImageDetectorOptions: Equatable, Sendable {
+    /// Features per frame of 640×480; frames of another size get as many per pixel.
     public var frameFeatures = FeatureOptions(maxFeatures: 1000)
     /// Lowe's ratio test between the nearest and second-nearest descriptor.
     public var ratio = 0.8
@@ -67,7 +68,10 @@ public final class ImageDetector {
     /// `skipping` names references the caller already follows.
     public func detect(in frame: Image, intrinsics: Intrinsics? = nil, skipping: Set<Int> = []) -> [ImageDetection] {
         let gray = frame.gray()
-        let features = FeatureSet(detectingIn: gray, options: options.frameFeatures)
+        var featureOptions = options.frameFeatures
+        let area = Double(gray.width * gray.height) / (640 * 480)
+        featureOptions.maxFeatures = max(250, Int((Double(featureOptions.maxFeatures) * area).rounded()))
+        let features = FeatureSet(detectingIn: gray, options: featureOptions)
         let locations = features.keypoints.map(\.location)
         var enabled: [Bool]?
         if let retrieval, case .retrieval(let limit) = options.selection {
