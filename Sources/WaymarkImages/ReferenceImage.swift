@@ -101,14 +101,25 @@ public final class ReferenceImage {
         let found = FeatureSet(detectingIn: image, options: options)
         let sx = Double(gray.width) / Double(w)
         let sy = Double(gray.height) / Double(h)
-        var keypoints: [Keypoint] = []
-        var descriptors: [UInt8] = []
-        let bytes = found.descriptors
-        for (i, keypoint) in found.keypoints.enumerated() where keypoint.octave < (finestOctaves ?? Int.max) {
+        return collect(found) { keypoint in
+            guard keypoint.octave < (finestOctaves ?? Int.max) else { return nil }
             var k = keypoint
             k.location = Point2(k.location.x * sx, k.location.y * sy)
             k.size *= sx
-            keypoints.append(k)
+            return k
+        }
+    }
+
+    /// The features `transform` keeps (mapped into reference pixels), with their descriptors.
+    private static func collect(_ found: FeatureSet, _ transform: (Keypoint) -> Keypoint?)
+        -> (keypoints: [Keypoint], descriptors: [UInt8])
+    {
+        var keypoints: [Keypoint] = []
+        var descriptors: [UInt8] = []
+        let bytes = found.descriptors
+        for (i, keypoint) in found.keypoints.enumerated() {
+            guard let kept = transform(keypoint) else { continue }
+            keypoints.append(kept)
             descriptors += bytes[(i * FeatureSet.descriptorBytes)..<((i + 1) * FeatureSet.descriptorBytes)]
         }
         return (keypoints, descriptors)
@@ -134,20 +145,15 @@ public final class ReferenceImage {
         let view = gray.warped(by: toView, width: width, height: height)
         let found = FeatureSet(detectingIn: view, options: options)
         let margin = 24 / scale
-        var keypoints: [Keypoint] = []
-        var descriptors: [UInt8] = []
-        let bytes = found.descriptors
-        for (i, keypoint) in found.keypoints.enumerated() {
+        return collect(found) { keypoint in
             guard let p = back.apply(keypoint.location), p.x >= margin, p.y >= margin,
                 p.x <= Double(gray.width) - margin, p.y <= Double(gray.height) - margin
-            else { continue }
+            else { return nil }
             var k = keypoint
             k.location = p
             k.size /= scale
-            keypoints.append(k)
-            descriptors += bytes[(i * FeatureSet.descriptorBytes)..<((i + 1) * FeatureSet.descriptorBytes)]
+            return k
         }
-        return (keypoints, descriptors)
     }
 
     private static func scaled(_ n: Int, _ s: Double) -> Int { max(1, Int((Double(n) * s).rounded())) }

@@ -116,14 +116,7 @@ struct DetectionSuite {
 
         let detector = ImageDetector(references: references)
         let images = try frames.map { try Image(contentsOf: $0.path, gray: true) }
-        _ = detector.detect(in: images[0])  // warm-up
-        var ourTimes: [Double] = []
-        var ourOutcome = Outcome()
-        for (f, image) in images.enumerated() {
-            let (found, ms) = milliseconds { detector.detect(in: image) }
-            ourTimes.append(ms)
-            ourOutcome.add(found.map { ($0.reference, $0.homography) }, frames[f], references)
-        }
+        let (ours, ourOutcome) = measure(detector, images, frames)
         // SIFT is left out here: brute-force SIFT matching against 25 references takes ~10 s a frame.
         let answer = try baseline?.run(task: ["references": referencePaths, "frames": frames.map(\.path), "kinds": ["orb"]])
         var baselineOutcome = Outcome()
@@ -132,7 +125,6 @@ struct DetectionSuite {
             baselineOutcome.add(result.detections.map { ($0.reference, .fromIntegerCentred(Homography($0.homography))) }, frames[f], references)
         }
         let baselineTime = Summary(baselineResults.map(\.ms))
-        let ours = Summary(ourTimes)
         let shown = frames.filter { $0.truth != nil }.count
         print("### 25 active references, \(frames.count) frames of 640×480, one thread\n")
         print("References: Oxford img1 of 8 sequences, image 1 of 14 EVD pairs (EVD's graf is Oxford's), OpenCV's box, aloeL and left. "
@@ -163,6 +155,19 @@ struct DetectionSuite {
         }
         print("Distractor videos (OpenCV's box.mp4, cup.mp4, Megamind.avi, tree.avi: \(frames) frames that show none of the 25): "
             + "\(detections) false detections.\n")
+    }
+
+    /// Times `detector` on every frame after one warm-up, and scores what it finds.
+    func measure(_ detector: ImageDetector, _ images: [Image], _ frames: [LabelledFrame]) -> (Summary, Outcome) {
+        _ = detector.detect(in: images[0])
+        var times: [Double] = []
+        var outcome = Outcome()
+        for (f, image) in images.enumerated() {
+            let (found, ms) = milliseconds { detector.detect(in: image) }
+            times.append(ms)
+            outcome.add(found.map { ($0.reference, $0.homography) }, frames[f], detector.references)
+        }
+        return (Summary(times), outcome)
     }
 
     struct Outcome {

@@ -31,18 +31,11 @@ extension DetectionSuite {
         options.selection = .retrieval(limit: ReferenceLibrary.maxActiveImages)
         let (selecting, indexMs) = milliseconds { ImageDetector(references: references, options: options) }
         let handPicked = ImageDetector(references: Array(references.prefix(ReferenceLibrary.maxActiveImages)))
-        var rows: [(String, Summary, Outcome)] = []
-        for (name, detector) in [("Waymark --auto-select, 1,000 references", selecting), ("Waymark, the 25 right ones picked by hand", handPicked)] {
-            _ = detector.detect(in: images[0])
-            var times: [Double] = []
-            var outcome = Outcome()
-            for (f, image) in images.enumerated() {
-                let (found, ms) = milliseconds { detector.detect(in: image) }
-                times.append(ms)
-                outcome.add(found.map { ($0.reference, $0.homography) }, frames[f], references)
+        let rows = [("Waymark --auto-select, 1,000 references", selecting), ("Waymark, the 25 right ones picked by hand", handPicked)]
+            .map { name, detector in
+                let (time, outcome) = measure(detector, images, frames)
+                return (name, time, outcome)
             }
-            rows.append((name, Summary(times), outcome))
-        }
         let sample = Array(frames.prefix(2)) + [frames[frames.count - 18], frames[frames.count - 1]]
         let answer = try baseline?.run(task: ["references": paths, "frames": sample.map(\.path), "kinds": ["orb"]])
 
