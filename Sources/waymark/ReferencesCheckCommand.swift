@@ -7,15 +7,17 @@ enum ReferencesCheckCommand: Command {
 
         Scores how well each reference image can be recognised, 0–100, and says why in plain
         words. Prints one JSON line per image: {"name", "path", "width", "height", "score",
-        "problems": [codes], "reasons": [sentences]}. Problem codes: too_few_details,
-        low_contrast, repetitive_pattern, details_bunched, too_small. Images scoring below 50
-        still load, with a warning.
+        "problems": [codes], "reasons": [sentences], "lookalike"?}. Problem codes:
+        too_few_details, low_contrast, repetitive_pattern, details_bunched, too_small, and
+        same_picture_as_another (two references showing one picture make each other hard to
+        find; "lookalike" names the other). Images scoring below 50 still load, with a warning.
 
         Options:
           --help   this text
         """
     static let valueOptions: Set<String> = []
     static let flagOptions: Set<String> = ["--help"]
+    static let samePicture = "same_picture_as_another"
 
     static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode {
         guard arguments.positionals.count == 1 else {
@@ -23,16 +25,28 @@ enum ReferencesCheckCommand: Command {
         }
         let library = try ReferenceLibrary(contentsOf: arguments.positionals[0])
         let sink = try RecordSink(path: nil)
-        for entry in library.entries {
-            let reference = try ReferenceImage(entry: entry)
+        var references: [ReferenceImage] = []
+        for entry in library.entries { references.append(try ReferenceImage(entry: entry)) }
+        var lookalikes: [Int: Int] = [:]
+        for pair in ReferenceLookalikes.find(in: references) { lookalikes[pair.reference] = pair.lookalike }
+        for (r, reference) in references.enumerated() {
+            let entry = reference.entry
             let quality = ReferenceQuality(of: reference)
-            try sink.write(
-                .object([
-                    ("name", .string(entry.name)), ("path", .string(entry.path)), ("width", .int(reference.width)),
-                    ("height", .int(reference.height)), ("score", .int(quality.score)),
-                    ("problems", .array(quality.problems.map { .string($0.rawValue) })),
-                    ("reasons", .array(quality.problems.map { .string($0.explanation) })),
-                ]))
+            var codes = quality.problems.map(\.rawValue)
+            var reasons = quality.problems.map(\.explanation)
+            var record: [(String, JSONValue)] = [
+                ("name", .string(entry.name)), ("path", .string(entry.path)), ("width", .int(reference.width)),
+                ("height", .int(reference.height)), ("score", .int(quality.score)),
+            ]
+            if let other = lookalikes[r] {
+                let name = references[other].name
+                codes.append(Self.samePicture)
+                reasons.append("It shows the same picture as '\(name)'; with both in one library neither is found reliably.")
+                Console.warning("'\(entry.name)' shows the same picture as '\(name)'; keep one of them.")
+            }
+            record += [("problems", .array(codes.map(JSONValue.string))), ("reasons", .array(reasons.map(JSONValue.string)))]
+            if let other = lookalikes[r] { record.append(("lookalike", .string(references[other].name))) }
+            try sink.write(.object(record))
             if quality.isLow {
                 Console.warning("'\(entry.name)' scores \(quality.score)/100 and may be hard to find.")
             }

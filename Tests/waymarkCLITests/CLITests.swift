@@ -154,6 +154,23 @@ final class Scratch {
         #expect((byName["blank"]?["score"] as? Int ?? 100) < 50)
         #expect((byName["blank"]?["problems"] as? [String])?.contains("too_few_details") == true)
         #expect(result.stderr.contains("blank"))
+        #expect(byName["graf"]?["lookalike"] == nil)
+    }
+
+    @Test func referencesCheckNamesTheSamePictureTwice() throws {
+        guard let g1 = SharedDatasets.path("opencv_samples/graf1.png"), let box = SharedDatasets.path("opencv_samples/box.png")
+        else { return print("skipped: \(SharedDatasets.absentMessage)") }
+        let scratch = try Scratch()
+        try FileManager.default.copyItem(atPath: g1, toPath: scratch.path("graf.png"))
+        try FileManager.default.copyItem(atPath: g1, toPath: scratch.path("graffiti-copy.png"))
+        try FileManager.default.copyItem(atPath: box, toPath: scratch.path("box.png"))
+        let result = try CLI.run(["references", "check", scratch.url.path])
+        #expect(result.status == 0)
+        let byName = Dictionary(uniqueKeysWithValues: result.lines.map { ($0["name"] as! String, $0) })
+        #expect(byName["graf"]?["lookalike"] as? String == "graffiti-copy")
+        #expect(byName["graffiti-copy"]?["lookalike"] as? String == "graf")
+        #expect((byName["graf"]?["problems"] as? [String])?.contains("same_picture_as_another") == true)
+        #expect(byName["box"]?["lookalike"] == nil)
     }
 }
 
