@@ -73,7 +73,7 @@ public final class ReferenceImage {
             descriptors += view.descriptors
         }
         features = FeatureSet(keypoints: keypoints, descriptors: descriptors)
-        featureLocations = features.keypoints.map(\.location)
+        featureLocations = keypoints.map(\.location)
         var templates: [AlignmentTemplate] = []
         var side = options.templateSide
         for _ in 0..<options.templateLevels {

@@ -38,13 +38,11 @@ public final class VideoReader {
 /// Encodes BGR frames. The file appears at `path` only after `finish()`.
 public final class VideoWriter {
     private let handle: OpaquePointer
-    public let path: String
 
     public init(path: String, width: Int, height: Int, framesPerSecond: Double) throws(WaymarkError) {
         var out: OpaquePointer?
         try check { cs_video_writer_open(path, Int32(width), Int32(height), framesPerSecond, &out, $0) }
         handle = out!
-        self.path = path
     }
 
     deinit { cs_video_writer_destroy(handle) }

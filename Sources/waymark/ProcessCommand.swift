@@ -39,7 +39,8 @@ enum ProcessCommand: Command {
         let loaded = try loadReferences(arguments, quiet: quiet)
         let references = loaded.references
         let video = try VideoReader(path: input)
-        let sink = try RecordSink(path: try arguments.value("--output"))
+        let output = try arguments.value("--output")
+        let sink = try RecordSink(path: output)
         let annotation = try arguments.value("--annotate").map { (path: String) throws(WaymarkError) in
             try VideoWriter(
                 path: path, width: video.width, height: video.height,
@@ -95,7 +96,7 @@ enum ProcessCommand: Command {
             Console.error("\(input): stopped after \(index) frames: \(failure.message)")
             return ExitCode(failure.kind)
         }
-        if !quiet, let output = try arguments.value("--output") {
+        if !quiet, let output {
             Console.write("waymark: \(index) frames, references seen in \(framesWithDetections); results in \(output)\n")
         }
         return .ok
