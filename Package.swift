@@ -24,8 +24,9 @@ let package = Package(
         .target(name: "WaymarkCore", swiftSettings: strict),
         .target(name: "WaymarkVision", dependencies: ["WaymarkCore", "CSupport"], swiftSettings: strict),
         .target(name: "WaymarkImages", dependencies: ["WaymarkCore", "WaymarkVision"], swiftSettings: strict),
+        .target(name: "WaymarkPlanes", dependencies: ["WaymarkCore", "WaymarkVision"], swiftSettings: strict),
         .target(
-            name: "Waymark", dependencies: ["WaymarkCore", "WaymarkVision", "WaymarkImages"],
+            name: "Waymark", dependencies: ["WaymarkCore", "WaymarkVision", "WaymarkImages", "WaymarkPlanes"],
             swiftSettings: strict),
         .executableTarget(name: "waymark", dependencies: ["Waymark"], swiftSettings: strict),
         .executableTarget(
@@ -38,6 +39,8 @@ let package = Package(
             name: "WaymarkVisionTests", dependencies: ["WaymarkVision", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "WaymarkImagesTests", dependencies: ["WaymarkImages", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "WaymarkPlanesTests", dependencies: ["WaymarkPlanes", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "waymarkCLITests", dependencies: ["TestSupport", "waymark"], swiftSettings: strict),
     ],
     cxxLanguageStandard: .cxx17

@@ -1,3 +1,4 @@
 @_exported import WaymarkCore
 @_exported import WaymarkImages
 @_exported import WaymarkVision
+@_exported import WaymarkPlanes

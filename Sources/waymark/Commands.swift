@@ -13,14 +13,17 @@ protocol Command: Sendable {
     static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode
 }
 
-let commands: [any Command.Type] = [DetectCommand.self, ProcessCommand.self, ReferencesCheckCommand.self]
+let commands: [any Command.Type] = [
+    DetectCommand.self, ProcessCommand.self, PlanesCommand.self, ReferencesCheckCommand.self,
+]
 
 let mainHelp = """
-    waymark \(waymarkVersion): finds known images in photos and videos.
+    waymark \(waymarkVersion): finds known images in photos and videos, and surfaces in depth.
 
     Usage:
       waymark detect --references MANIFEST|FOLDER [--group G]... [--auto-select] [--intrinsics fx,fy,cx,cy] IMAGE...
       waymark process VIDEO --references MANIFEST|FOLDER [--auto-select] [--output FILE] [--annotate VIDEO]
+      waymark planes INPUT... [--intrinsics fx,fy,cx,cy] [--depth-scale S] [--gravity x,y,z] [--labels DIR]
       waymark references check MANIFEST|FOLDER
       waymark --version
 

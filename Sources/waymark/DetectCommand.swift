@@ -33,23 +33,10 @@ enum DetectCommand: Command {
         let quiet = arguments.flag("--quiet")
         let loaded = try loadReferences(arguments, quiet: quiet)
         let detector = ImageDetector(references: loaded.references, options: loaded.options)
-        let sink = try RecordSink(path: nil)
-        var worst = ExitCode.ok
-        for path in images {
-            do {
-                let frame = try Image(contentsOf: path, gray: true)
-                let found = detector.detect(in: frame, intrinsics: intrinsics)
-                try sink.write(
-                    .object([
-                        ("image", .string(path)), ("detections", .array(found.map { $0.record(includeState: false) })),
-                    ]))
-            } catch {
-                if error.kind == .writeFailed { throw error }
-                Console.error(error.message)
-                if worst == .ok { worst = ExitCode(error.kind) }
-                try sink.write(.object([("image", .string(path)), ("error", .string(error.message))]))
-            }
+        return try writeRecordPerInput(images, key: "image") { (path: String) throws(WaymarkError) in
+            let frame = try Image(contentsOf: path, gray: true)
+            let found = detector.detect(in: frame, intrinsics: intrinsics)
+            return [("detections", .array(found.map { $0.record(includeState: false) }))]
         }
-        return worst
     }
 }

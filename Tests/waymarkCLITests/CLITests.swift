@@ -41,14 +41,6 @@ struct CLI {
     }
 }
 
-/// A temporary folder removed when the test ends.
-final class Scratch {
-    let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("waymark-cli-\(UUID().uuidString)")
-    init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-    deinit { try? FileManager.default.removeItem(at: url) }
-}
-
 @Suite struct CLIBasicsTests {
     @Test func versionNamesTheLibraries() throws {
         let result = try CLI.run(["--version"])
@@ -57,7 +49,7 @@ final class Scratch {
         #expect(result.stdout.contains("Eigen 3.4"))
     }
 
-    @Test(arguments: [["detect", "--help"], ["process", "--help"], ["references", "check", "--help"], ["--help"]])
+    @Test(arguments: [["detect", "--help"], ["process", "--help"], ["planes", "--help"], ["references", "check", "--help"], ["--help"]])
     func helpIsAvailableEverywhere(_ arguments: [String]) throws {
         let result = try CLI.run(arguments)
         #expect(result.status == 0)

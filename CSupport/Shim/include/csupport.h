@@ -91,6 +91,28 @@ typedef struct cs_image_statistics {
 /* Statistics of a gray image (or of the gray conversion of a colour one). */
 cs_status cs_image_get_statistics(const cs_image *image, cs_image_statistics *out, cs_error *error);
 
+/* ---- Rasters: one-channel images read without conversion (depth maps, label and mask images). ---- */
+
+typedef struct cs_raster cs_raster;
+
+typedef enum cs_raster_kind { CS_RASTER_U8 = 1, CS_RASTER_U16 = 2, CS_RASTER_F32 = 3 } cs_raster_kind;
+
+typedef struct cs_raster_info {
+    int32_t width;
+    int32_t height;
+    int32_t kind; /* cs_raster_kind */
+} cs_raster_info;
+
+/* 8-bit, 16-bit or 32-bit float, one channel (PNG, TIFF, PFM, ...); anything else is CS_DECODE_FAILED. */
+cs_status cs_raster_read(const char *path, cs_raster **out, cs_error *error);
+void cs_raster_destroy(cs_raster *raster);
+cs_status cs_raster_get_info(const cs_raster *raster, cs_raster_info *out, cs_error *error);
+/* The raw values as floats, row-major, width * height of them. */
+cs_status cs_raster_copy_values(const cs_raster *raster, float *out, size_t capacity, cs_error *error);
+/* Writes a 16-bit one-channel image (PNG by extension), replacing any file there atomically. */
+cs_status cs_raster_write_u16(const char *path, int32_t width, int32_t height, const uint16_t *values,
+                              cs_error *error);
+
 /* ---- Features: keypoints with 256-bit binary descriptors. ---- */
 
 typedef struct cs_keypoint {

@@ -15,6 +15,16 @@ const cv::Mat &gray_of(const cv::Mat &mat, cv::Mat &scratch) {
     return scratch;
 }
 
+cv::Mat read_existing(const char *path, int flags) {
+    struct stat info {};
+    if (::stat(path, &info) != 0) throw cs::Failure(CS_NOT_FOUND, std::string("no such file: ") + path);
+    if (S_ISDIR(info.st_mode)) throw cs::Failure(CS_DECODE_FAILED, std::string("is a directory, not a file: ") + path);
+    cv::Mat mat = cs::io::read_image(path, flags);
+    if (mat.empty())
+        throw cs::Failure(CS_DECODE_FAILED, std::string("not a readable image (corrupt, empty or unsupported format): ") + path);
+    return mat;
+}
+
 void require_image(const cs_image *image) { cs::require(image != nullptr && !image->mat.empty(), "image is NULL or empty"); }
 
 } // namespace
@@ -26,13 +36,7 @@ cs_status cs_image_read(const char *path, int32_t channels, cs_image **out, cs_e
         cs::require(path != nullptr && out != nullptr, "cs_image_read: NULL argument");
         cs::require(channels == 1 || channels == 3, "cs_image_read: channels must be 1 or 3");
         *out = nullptr;
-        struct stat info {};
-        if (::stat(path, &info) != 0) throw cs::Failure(CS_NOT_FOUND, std::string("no such file: ") + path);
-        if (S_ISDIR(info.st_mode)) throw cs::Failure(CS_DECODE_FAILED, std::string("is a directory, not a file: ") + path);
-        cv::Mat mat = cs::io::read_image(path, channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR);
-        if (mat.empty())
-            throw cs::Failure(CS_DECODE_FAILED, std::string("not a readable image (corrupt, empty or unsupported format): ") + path);
-        *out = new cs_image{std::move(mat)};
+        *out = new cs_image{read_existing(path, channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR)};
     });
 }
 
@@ -169,6 +173,62 @@ cs_status cs_image_get_statistics(const cs_image *image, cs_image_statistics *ou
         cv::meanStdDev(gray, mean, deviation);
         out->mean = mean[0];
         out->standard_deviation = deviation[0];
+    });
+}
+
+} // extern "C"
+
+struct cs_raster {
+    cv::Mat mat;
+};
+
+extern "C" {
+
+cs_status cs_raster_read(const char *path, cs_raster **out, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(path != nullptr && out != nullptr, "cs_raster_read: NULL argument");
+        *out = nullptr;
+        cv::Mat mat = read_existing(path, cv::IMREAD_UNCHANGED);
+        if (mat.channels() != 1)
+            throw cs::Failure(CS_DECODE_FAILED, std::string("has ") + std::to_string(mat.channels()) +
+                                                    " channels; a depth or label image has one: " + path);
+        int depth = mat.depth();
+        if (depth != CV_8U && depth != CV_16U && depth != CV_32F)
+            throw cs::Failure(CS_DECODE_FAILED,
+                              std::string("values are neither 8-bit, 16-bit nor 32-bit float: ") + path);
+        *out = new cs_raster{std::move(mat)};
+    });
+}
+
+void cs_raster_destroy(cs_raster *raster) { delete raster; }
+
+cs_status cs_raster_get_info(const cs_raster *raster, cs_raster_info *out, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(raster != nullptr && out != nullptr, "cs_raster_get_info: NULL argument");
+        out->width = raster->mat.cols;
+        out->height = raster->mat.rows;
+        int depth = raster->mat.depth();
+        out->kind = depth == CV_8U ? CS_RASTER_U8 : depth == CV_16U ? CS_RASTER_U16 : CS_RASTER_F32;
+    });
+}
+
+cs_status cs_raster_copy_values(const cs_raster *raster, float *out, size_t capacity, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(raster != nullptr && out != nullptr, "cs_raster_copy_values: NULL argument");
+        const cv::Mat &mat = raster->mat;
+        cs::require_capacity(capacity, size_t(mat.cols) * size_t(mat.rows));
+        cv::Mat values(mat.rows, mat.cols, CV_32F, out);
+        mat.convertTo(values, CV_32F);
+    });
+}
+
+cs_status cs_raster_write_u16(const char *path, int32_t width, int32_t height, const uint16_t *values,
+                              cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(path != nullptr && values != nullptr, "cs_raster_write_u16: NULL argument");
+        cs::require(width > 0 && height > 0, "cs_raster_write_u16: width and height must be positive");
+        cv::Mat mat(height, width, CV_16UC1, const_cast<uint16_t *>(values));
+        cs::write_atomically(path, [&](const std::string &temporary) { return cs::io::write_image(temporary, mat); });
     });
 }
 

@@ -1,0 +1,40 @@
+import WaymarkCore
+import WaymarkVision
+
+/// A depth map in metres, row-major; 0 marks a pixel without a measurement.
+public struct DepthImage: Sendable {
+    public var width: Int
+    public var height: Int
+    public var metres: [Float]
+
+    /// `metres` may hold 0, NaN, infinities or negative values for missing pixels; they become 0.
+    public init(width: Int, height: Int, metres: [Float]) {
+        precondition(width > 0 && height > 0 && metres.count == width * height, "depth values do not match the size")
+        self.width = width
+        self.height = height
+        self.metres = metres.map { $0.isFinite && $0 > 0 ? $0 : 0 }
+    }
+
+    /// Metres per stored unit when none is given: millimetres for 16-bit images, metres for float.
+    public static let defaultScaleFor16Bit = 0.001
+
+    /// Reads a 16-bit (PNG, TIFF) or 32-bit float (TIFF, PFM) one-channel depth image.
+    /// `scale` is metres per stored unit (TUM: 1/5000); nil means millimetres for 16-bit and
+    /// metres for float images.
+    public init(contentsOf path: String, scale: Double? = nil) throws(WaymarkError) {
+        if let scale, !(scale > 0 && scale.isFinite) {
+            throw WaymarkError(.usage, "the depth scale must be a positive number of metres per unit; got \(scale)")
+        }
+        let raster = try Raster(contentsOf: path)
+        let unit: Float
+        switch raster.kind {
+        case .uint8:
+            throw WaymarkError(.badData, "\(path) is an 8-bit image; depth images are 16-bit or 32-bit float")
+        case .uint16: unit = Float(scale ?? Self.defaultScaleFor16Bit)
+        case .float32: unit = Float(scale ?? 1)
+        }
+        self.init(width: raster.width, height: raster.height, metres: raster.values.map { $0 * unit })
+    }
+
+    public var validCount: Int { metres.reduce(0) { $0 + ($1 > 0 ? 1 : 0) } }
+}

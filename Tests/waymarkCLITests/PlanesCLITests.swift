@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+import TestSupport
+import Waymark
+
+@Suite struct PlanesCLITests {
+    static func dataset(_ relative: String) -> String? {
+        let path = SharedDatasets.path(relative)
+        if path == nil { print("skipped: \(relative): \(SharedDatasets.absentMessage)") }
+        return path
+    }
+
+    @Test func depthAndCloudInputsGiveOneLineEachWithLabelImages() throws {
+        guard let depth = Self.dataset("pcl_pointclouds/mOSD/test16_depth_mm.png"),
+            let cloud = Self.dataset("pcl_pointclouds/sac_plane_test.pcd")
+        else { return }
+        let scratch = try Scratch()
+        let result = try CLI.run([
+            "planes", depth, cloud, "--intrinsics", "525,525,320,240", "--labels", scratch.path("labels"),
+            "--overlay", scratch.path("overlay"),
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.lines
+        #expect(lines.count == 2)
+        #expect(lines.map { $0["input"] as? String } == [depth, cloud])
+        let planes = try #require(lines[0]["planes"] as? [[String: Any]])
+        #expect(planes.count >= 3)
+        #expect(planes.map { $0["id"] as? Int } == Array(1...planes.count))
+        let first = planes[0]
+        let normal = try #require(first["normal"] as? [Double])
+        #expect(abs(normal.map { $0 * $0 }.reduce(0, +) - 1) < 1e-6)
+        #expect((first["polygon"] as? [[Double]])?.count ?? 0 >= 3)
+        #expect(["horizontal-up", "horizontal-down", "vertical", "other"].contains(first["alignment"] as? String))
+        // The label image: 16-bit, the input's size, labels 0...count, label 1 has the first plane's inliers.
+        let labels = try Raster(contentsOf: scratch.path("labels/test16_depth_mm.png"))
+        #expect(labels.kind == .uint16 && labels.width == 640 && labels.height == 480)
+        #expect(Int(labels.values.max() ?? 0) == planes.count)
+        #expect(labels.values.filter { $0 == 1 }.count == first["inliers"] as? Int)
+        let overlay = try Image(contentsOf: scratch.path("overlay/test16_depth_mm.png"), gray: false)
+        #expect(overlay.width == 640 && overlay.height == 480)
+    }
+
+    @Test func gravityDecidesAlignment() throws {
+        guard let depth = Self.dataset("pcl_pointclouds/mOSD/learn0_depth_mm.png") else { return }
+        func alignment(_ extra: [String]) throws -> String? {
+            let result = try CLI.run(["planes", depth, "--intrinsics", "525,525,320,240"] + extra)
+            return ((result.lines.first?["planes"] as? [[String: Any]])?.first?["alignment"]) as? String
+        }
+        // The camera looks down at the table at about 37°: with the camera's down as gravity the
+        // table is tilted; with the true down (the table's normal reversed) it faces up.
+        #expect(try alignment([]) == "other")
+        #expect(try alignment(["--gravity", "0,0.8,0.6"]) == "horizontal-up")
+    }
+
+    @Test func badInputsGetClearErrorsAndTheirOwnExitCodes() throws {
+        let scratch = try Scratch()
+        let blank = [UInt16](repeating: 0, count: 64 * 48)
+        try Raster.writeUInt16(blank, width: 64, height: 48, to: scratch.path("blank.png"))
+        try Data("ply\nformat ascii 1.0\nelement vertex 5\nproperty float x\nproperty float y\nproperty float z\nend_header\n1 2 3\n".utf8)
+            .write(to: URL(fileURLWithPath: scratch.path("short.ply")))
+        var small = [UInt16](repeating: 1000, count: 64 * 48)
+        small[0] = 0
+        try Raster.writeUInt16(small, width: 64, height: 48, to: scratch.path("small.png"))
+
+        let missingIntrinsics = try CLI.run(["planes", scratch.path("small.png")])
+        #expect(missingIntrinsics.status == 64)
+        #expect(missingIntrinsics.stderr.contains("--intrinsics"))
+
+        let intrinsics = ["--intrinsics", "525,525,320,240"]
+        let cases: [(String, Int32, String)] = [
+            (scratch.path("blank.png"), 65, "no valid depth"),
+            (scratch.path("short.ply"), 65, "ends after 1 of 5 vertices"),
+            (scratch.path("small.png"), 65, "wrong image or wrong intrinsics"),
+            (scratch.path("absent.pcd"), 66, "no such file"),
+        ]
+        for (input, status, message) in cases {
+            let result = try CLI.run(["planes", input] + intrinsics)
+            #expect(result.status == status, "\(input): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(result.stderr)")
+            #expect((result.lines.first?["error"] as? String)?.contains(message) == true)
+        }
+        // One bad input does not stop the others; the exit code reports it.
+        guard let good = Self.dataset("pcl_pointclouds/sac_plane_test.pcd") else { return }
+        let mixed = try CLI.run(["planes", scratch.path("short.ply"), good, "--tolerance", "0.03"])
+        #expect(mixed.status == 65)
+        #expect(mixed.lines.count == 2)
+        #expect((mixed.lines.last?["planes"] as? [[String: Any]])?.first?["inliers"] as? Int ?? 0 > 2000)
+        let badTolerance = try CLI.run(["planes", good, "--tolerance", "-1"])
+        #expect(badTolerance.status == 64)
+    }
+}
