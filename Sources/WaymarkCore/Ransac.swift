@@ -68,9 +68,15 @@ public func ransac<Problem: RansacProblem>(
     for index in pool { totalWeight += problem.weight(of: index) }
     guard totalWeight > 0 else { return nil }
 
-    func score(_ model: Problem.Model) -> Double {
+    /// The model's score, or a lower bound once it can no longer beat `rival`.
+    func score(_ model: Problem.Model, toBeat rival: Double) -> Double {
         var sum = 0.0
-        for index in pool where problem.isInlier(index, of: model) { sum += problem.weight(of: index) }
+        var unseen = totalWeight
+        for index in pool {
+            let weight = problem.weight(of: index)
+            unseen -= weight
+            if problem.isInlier(index, of: model) { sum += weight } else if sum + unseen <= rival { return sum }
+        }
         return sum
     }
 
@@ -87,7 +93,7 @@ public func ransac<Problem: RansacProblem>(
             sample[slot] = pick
         }
         guard let model = problem.model(fromSample: sample) else { continue }
-        let candidateScore = score(model)
+        let candidateScore = score(model, toBeat: best?.score ?? 0)
         if candidateScore > (best?.score ?? 0) {
             best = (model, candidateScore)
             required = min(required, requiredIterations(inlierShare: candidateScore / totalWeight,

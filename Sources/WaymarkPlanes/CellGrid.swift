@@ -8,6 +8,11 @@ struct CellGrid {
     let columns: Int
     let rows: Int
     var moments: [PointMoments]
+    /// Per cell, for scoring planes without the pixels: centroid and covariance.
+    var centroids: [SIMD3<Double>]
+    var covariances: [SymmetricMatrix3]
+    /// Valid points in all cells.
+    var validCount = 0.0
     /// Per cell: its plane (normal towards the sensor), mean depth, and whether it is planar.
     var normals: [SIMD3<Double>]
     var offsets: [Double]
@@ -23,6 +28,8 @@ struct CellGrid {
         rows = (points.height + size - 1) / size
         let count = columns * rows
         moments = [PointMoments](repeating: PointMoments(), count: count)
+        centroids = [SIMD3<Double>](repeating: .zero, count: count)
+        covariances = [SymmetricMatrix3](repeating: SymmetricMatrix3(xx: 0, xy: 0, xz: 0, yy: 0, yz: 0, zz: 0), count: count)
         normals = [SIMD3<Double>](repeating: .zero, count: count)
         offsets = [Double](repeating: 0, count: count)
         depths = [Float](repeating: 0, count: count)
@@ -37,10 +44,14 @@ struct CellGrid {
                         for cellColumn in 0..<columns {
                             let columnRange = (cellColumn * size)..<min(cellColumn * size + size, width)
                             let cell = cellRow * columns + cellColumn
-                            moments[cell] = Self.accumulate(xs, ys, zs, width: width, rows: rowRange, columns: columnRange)
+                            let cellMoments = Self.accumulate(xs, ys, zs, width: width, rows: rowRange, columns: columnRange)
+                            moments[cell] = cellMoments
+                            validCount += cellMoments.count
                             let pixels = Double(rowRange.count * columnRange.count)
-                            guard moments[cell].count >= max(6, pixels / 2) else { continue }
-                            guard let fit = moments[cell].fitPlane() else { continue }
+                            guard cellMoments.count >= max(6, pixels / 2) else { continue }
+                            centroids[cell] = cellMoments.centroid
+                            covariances[cell] = cellMoments.covariance
+                            guard let fit = cellMoments.fitPlane() else { continue }
                             let plane = fit.plane.facing(.zero)
                             let depth = Float(moments[cell].centroid.z)
                             normals[cell] = plane.normal
@@ -66,6 +77,14 @@ struct CellGrid {
         width: Int, rows: Range<Int>, columns: Range<Int>
     ) -> PointMoments {
         var origin: SIMD3<Float>?
+        search: for row in rows {
+            for column in columns where zs[row * width + column] == zs[row * width + column] {
+                let i = row * width + column
+                origin = SIMD3(xs[i], ys[i], zs[i])
+                break search
+            }
+        }
+        guard let origin else { return PointMoments() }
         var n: Float = 0
         var s = SIMD3<Float>.zero
         var sxx: Float = 0, sxy: Float = 0, sxz: Float = 0, syy: Float = 0, syz: Float = 0, szz: Float = 0
@@ -75,10 +94,7 @@ struct CellGrid {
                 let i = base + column
                 let z = zs[i]
                 guard z == z else { continue }
-                let p = SIMD3(xs[i], ys[i], z)
-                let o = origin ?? p
-                origin = o
-                let d = p - o
+                let d = SIMD3(xs[i], ys[i], z) - origin
                 n += 1
                 s += d
                 sxx += d.x * d.x
@@ -89,7 +105,6 @@ struct CellGrid {
                 szz += d.z * d.z
             }
         }
-        guard let origin, n > 0 else { return PointMoments() }
         // Shift the moments from `origin` back to the coordinate origin.
         let o = SIMD3<Double>(origin)
         let sum = SIMD3<Double>(s)
@@ -137,10 +152,12 @@ struct CellPlaneProblem: RansacProblem {
         return Plane(normal: grid.normals[cell], offset: grid.offsets[cell])
     }
 
+    @inline(__always)
     func isInlier(_ cell: Int, of plane: Plane) -> Bool {
         guard (grid.normals[cell] * plane.normal).sum() >= minimumCosine else { return false }
         let limit = Double(tolerance.at(depth: grid.depths[cell]))
-        return grid.moments[cell].meanSquaredDistance(to: plane) <= limit * limit
+        let shift = plane.signedDistance(to: grid.centroids[cell])
+        return grid.covariances[cell].quadraticForm(plane.normal) + shift * shift <= limit * limit
     }
 
     func weight(of cell: Int) -> Double { grid.moments[cell].count }

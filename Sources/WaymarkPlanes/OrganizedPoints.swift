@@ -36,18 +36,20 @@ public struct OrganizedPoints: Sendable {
         let columnFactor = (0..<width).map { Float((Double($0) + 0.5 - intrinsics.cx) / intrinsics.fx) }
         let rowFactor = (0..<height).map { Float((Double($0) + 0.5 - intrinsics.cy) / intrinsics.fy) }
         depth.metres.withUnsafeBufferPointer { metres in
-            x.withUnsafeMutableBufferPointer { xs in
-                y.withUnsafeMutableBufferPointer { ys in
-                    z.withUnsafeMutableBufferPointer { zs in
-                        for row in 0..<height {
-                            let fy = rowFactor[row]
-                            let base = row * width
-                            for column in 0..<width {
-                                let d = metres[base + column]
-                                guard d > 0 else { continue }
-                                xs[base + column] = columnFactor[column] * d
-                                ys[base + column] = fy * d
-                                zs[base + column] = d
+            columnFactor.withUnsafeBufferPointer { columnFactor in
+                x.withUnsafeMutableBufferPointer { xs in
+                    y.withUnsafeMutableBufferPointer { ys in
+                        z.withUnsafeMutableBufferPointer { zs in
+                            for row in 0..<height {
+                                let fy = rowFactor[row]
+                                let base = row * width
+                                for column in 0..<width {
+                                    let d = metres[base + column]
+                                    guard d > 0 else { continue }
+                                    xs[base + column] = columnFactor[column] * d
+                                    ys[base + column] = fy * d
+                                    zs[base + column] = d
+                                }
                             }
                         }
                     }

@@ -22,7 +22,7 @@ public struct DistanceTolerance: Sendable, Equatable {
 public struct PlaneDetectionOptions: Sendable, Equatable {
     public var tolerance = DistanceTolerance.depthCamera
     /// Side of the square pixel cells whose local fits seed the search (organized input).
-    public var cellSize = 10
+    public var cellSize = 12
     /// A cell joins a plane only if its own normal is within this angle of the plane's.
     public var maximumCellAngleDegrees = 89.0
     /// Smallest plane, as a share of the input's valid points.

@@ -38,7 +38,7 @@ public struct PlaneDetector: Sendable {
     public func detect(in points: OrganizedPoints, down: SIMD3<Double> = SIMD3(0, 1, 0)) -> PlaneDetection {
         let down = normalize(down)
         let grid = CellGrid(points: points, size: options.cellSize, tolerance: options.tolerance)
-        let minimum = Double(max(options.minimumPoints, Int(options.minimumShare * Double(points.validCount))))
+        let minimum = Double(max(options.minimumPoints, Int(options.minimumShare * grid.validCount)))
         let regions = planarRegions(in: grid, points: points, minimumPixels: minimum)
         let (pixelLabels, moments, boundaries) = labelPixels(points, grid: grid, regions: regions)
         var labels = pixelLabels
@@ -60,7 +60,13 @@ public struct PlaneDetector: Sendable {
         let ordered = found.sorted { $0.plane.inlierCount > $1.plane.inlierCount }
         var renumber = [UInt16](repeating: 0, count: regionCount + 1)
         for (rank, entry) in ordered.enumerated() { renumber[entry.label] = UInt16(rank + 1) }
-        for i in labels.indices where labels[i] != 0 { labels[i] = renumber[Int(labels[i])] }
+        if renumber != (0...regionCount).map({ UInt16($0) }) {
+            renumber.withUnsafeBufferPointer { renumber in
+                labels.withUnsafeMutableBufferPointer { labels in
+                    for i in labels.indices where labels[i] != 0 { labels[i] = renumber[Int(labels[i])] }
+                }
+            }
+        }
         var planes = ordered.map(\.plane)
         SurfaceClassifier.classify(&planes, down: down)
         return PlaneDetection(planes: planes, labels: labels)
@@ -80,7 +86,8 @@ public struct PlaneDetector: Sendable {
         var member = [Bool](repeating: false, count: grid.moments.count)
         while regions.count < options.maximumPlanes {
             round += 1
-            let ransacOptions = RansacOptions(confidence: 0.99, maximumIterations: 300, refinementRounds: 10, seed: options.seed &+ round)
+            let ransacOptions = RansacOptions(
+                confidence: 0.99, maximumIterations: 100, refinementRounds: 10, seed: options.seed &+ round)
             guard let report = ransac(problem, count: grid.moments.count, candidates: pool, options: ransacOptions),
                 report.score >= minimumPixels
             else { break }
@@ -234,7 +241,8 @@ public struct PlaneDetector: Sendable {
     }
 
     /// Labels each pixel of a region's cells and their neighbours with the closest region plane
-    /// within tolerance (so pixels along a seam go to the surface they lie on); returns the labels, each region's pixel moments, and its
+    /// within tolerance, favouring the region that owns the pixel's cell (so noise does not
+    /// speckle two similar planes, while pixels along a seam still go to the surface they lie on); returns the labels, each region's pixel moments, and its
     /// boundary pixels (leftmost and rightmost per image row).
     private func labelPixels(_ points: OrganizedPoints, grid: CellGrid, regions: [(plane: Plane, cells: [Int])])
         -> ([UInt16], [PointMoments], [[SIMD3<Double>]])
@@ -242,8 +250,13 @@ public struct PlaneDetector: Sendable {
         let width = points.width
         let height = points.height
         var labels = [UInt16](repeating: 0, count: width * height)
+        // Distances as weighed for the choice: a region's own cells count its distances at half,
+        // so a pixel leaves its cell's region only for a plane at most half as far.
         var distances = [Float](repeating: .infinity, count: width * height)
-        let tolerance = options.tolerance
+        var owner = [Int](repeating: -1, count: grid.moments.count)
+        for (index, region) in regions.enumerated() { for cell in region.cells { owner[cell] = index } }
+        let toleranceBase = Float(options.tolerance.base)
+        let toleranceSlope = Float(options.tolerance.perSquareMetre)
         points.x.withUnsafeBufferPointer { xs in
             points.y.withUnsafeBufferPointer { ys in
                 points.z.withUnsafeBufferPointer { zs in
@@ -257,6 +270,7 @@ public struct PlaneDetector: Sendable {
                                 func test(_ cell: Int) {
                                     guard visited[cell] != index else { return }
                                     visited[cell] = index
+                                    let preference: Float = owner[cell] == index ? 0.5 : 1
                                     let r0 = (cell / grid.columns) * grid.size
                                     let c0 = (cell % grid.columns) * grid.size
                                     for row in r0..<min(r0 + grid.size, height) {
@@ -266,8 +280,9 @@ public struct PlaneDetector: Sendable {
                                             let z = zs[i]
                                             guard z == z else { continue }
                                             let distance = abs(n.x * xs[i] + n.y * ys[i] + n.z * z + d)
-                                            if distance <= tolerance.at(depth: z), distance < distances[i] {
-                                                distances[i] = distance
+                                            let weighed = distance * preference
+                                            if distance <= toleranceBase + toleranceSlope * z * z, weighed < distances[i] {
+                                                distances[i] = weighed
                                                 labels[i] = label
                                             }
                                         }
@@ -283,29 +298,87 @@ public struct PlaneDetector: Sendable {
                 }
             }
         }
-        var moments = [PointMoments](repeating: PointMoments(), count: regions.count)
-        var leftmost = [Int](repeating: -1, count: regions.count * height)
-        var rightmost = [Int](repeating: -1, count: regions.count * height)
-        for row in 0..<height {
-            let base = row * width
-            for column in 0..<width {
-                let label = Int(labels[base + column])
-                guard label != 0 else { continue }
-                let i = base + column
-                moments[label - 1].add(Double(points.x[i]), Double(points.y[i]), Double(points.z[i]))
-                let slot = (label - 1) * height + row
-                if leftmost[slot] < 0 { leftmost[slot] = column }
-                rightmost[slot] = column
+        let (moments, boundaries) = summarize(labels, regionCount: regions.count, points: points, grid: grid)
+        return (labels, moments, boundaries)
+    }
+
+    /// Each region's pixel moments, and its leftmost and rightmost pixel in every image row.
+    /// A cell whose valid pixels all carry one label adds its own moments (summed when the
+    /// grid was built); only cells shared by labels are summed pixel by pixel.
+    private func summarize(_ labels: [UInt16], regionCount: Int, points: OrganizedPoints, grid: CellGrid)
+        -> ([PointMoments], [[SIMD3<Double>]])
+    {
+        let width = points.width
+        let height = points.height
+        var moments = [PointMoments](repeating: PointMoments(), count: regionCount)
+        var leftmost = [Int](repeating: Int.max, count: regionCount * height)
+        var rightmost = [Int](repeating: -1, count: regionCount * height)
+        points.x.withUnsafeBufferPointer { xs in
+            points.y.withUnsafeBufferPointer { ys in
+                points.z.withUnsafeBufferPointer { zs in
+                    labels.withUnsafeBufferPointer { labels in
+                        moments.withUnsafeMutableBufferPointer { moments in
+                            leftmost.withUnsafeMutableBufferPointer { leftmost in
+                                rightmost.withUnsafeMutableBufferPointer { rightmost in
+                                    @inline(__always) func extend(_ label: Int, row: Int, from low: Int, to high: Int) {
+                                        let slot = (label - 1) * height + row
+                                        if low < leftmost[slot] { leftmost[slot] = low }
+                                        if high > rightmost[slot] { rightmost[slot] = high }
+                                    }
+                                    for cell in grid.moments.indices {
+                                        let r0 = (cell / grid.columns) * grid.size
+                                        let c0 = (cell % grid.columns) * grid.size
+                                        let rows = r0..<min(r0 + grid.size, height)
+                                        let columns = c0..<min(c0 + grid.size, width)
+                                        var common: UInt16?
+                                        var uniform = true
+                                        scan: for row in rows {
+                                            for column in columns where zs[row * width + column] == zs[row * width + column] {
+                                                let label = labels[row * width + column]
+                                                if label == 0 || (common != nil && common != label) {
+                                                    uniform = false
+                                                    break scan
+                                                }
+                                                common = label
+                                            }
+                                        }
+                                        if uniform, let common {
+                                            let label = Int(common)
+                                            moments[label - 1] += grid.moments[cell]
+                                            for row in rows {
+                                                let base = row * width
+                                                guard let low = columns.first(where: { zs[base + $0] == zs[base + $0] }),
+                                                    let high = columns.last(where: { zs[base + $0] == zs[base + $0] })
+                                                else { continue }
+                                                extend(label, row: row, from: low, to: high)
+                                            }
+                                            continue
+                                        }
+                                        for row in rows {
+                                            for column in columns {
+                                                let i = row * width + column
+                                                let label = Int(labels[i])
+                                                guard label != 0 else { continue }
+                                                moments[label - 1].add(Double(xs[i]), Double(ys[i]), Double(zs[i]))
+                                                extend(label, row: row, from: column, to: column)
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
-        var boundaries = [[SIMD3<Double>]](repeating: [], count: regions.count)
-        for index in regions.indices {
-            for row in 0..<height where leftmost[index * height + row] >= 0 {
+        var boundaries = [[SIMD3<Double>]](repeating: [], count: regionCount)
+        for index in 0..<regionCount {
+            for row in 0..<height where rightmost[index * height + row] >= 0 {
                 boundaries[index].append(points.point(row * width + leftmost[index * height + row]))
                 boundaries[index].append(points.point(row * width + rightmost[index * height + row]))
             }
         }
-        return (labels, moments, boundaries)
+        return (moments, boundaries)
     }
 }
 

@@ -53,21 +53,16 @@ struct PointMoments: Sendable {
     /// fewer than three points or points on a line.
     func fitPlane() -> (plane: Plane, meanSquaredDistance: Double)? {
         guard count >= 3 else { return nil }
-        let (values, vectors) = covariance.eigen()
+        let (values, normal) = covariance.smallestEigen()
         guard values.y > 1e-12 * max(values.z, 1e-300), values.z > 0 else { return nil }
-        let normal = vectors.0
         let plane = Plane(normal: normal, offset: -(normal * centroid).sum())
         return (plane, max(0, values.x))
     }
 
     /// Mean squared distance of the points to `plane`.
     func meanSquaredDistance(to plane: Plane) -> Double {
-        let n = plane.normal
-        let c = covariance
-        let spread = n.x * (c.xx * n.x + c.xy * n.y + c.xz * n.z) + n.y * (c.xy * n.x + c.yy * n.y + c.yz * n.z)
-            + n.z * (c.xz * n.x + c.yz * n.y + c.zz * n.z)
         let shift = plane.signedDistance(to: centroid)
-        return max(0, spread) + shift * shift
+        return max(0, covariance.quadraticForm(plane.normal)) + shift * shift
     }
 }
 
@@ -75,45 +70,48 @@ struct PointMoments: Sendable {
 struct SymmetricMatrix3: Sendable {
     var xx, xy, xz, yy, yz, zz: Double
 
-    /// Eigenvalues ascending and their unit eigenvectors, by cyclic Jacobi rotations.
-    func eigen() -> (values: SIMD3<Double>, vectors: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)) {
-        // Row-major a[r * 3 + c]; fixed-size storage keeps this allocation-free.
-        var a: InlineArray<9, Double> = [xx, xy, xz, xy, yy, yz, xz, yz, zz]
-        var v: InlineArray<9, Double> = [1, 0, 0, 0, 1, 0, 0, 0, 1]
-        let scale = max(abs(xx) + abs(yy) + abs(zz), 1e-300)
-        for _ in 0..<12 {
-            let off = a[1] * a[1] + a[2] * a[2] + a[5] * a[5]
-            if off <= 1e-30 * scale * scale { break }
-            for pair in 0..<3 {
-                let (p, q) = pair == 0 ? (0, 1) : pair == 1 ? (0, 2) : (1, 2)
-                if a[p * 3 + q] == 0 { continue }
-                let theta = (a[q * 4] - a[p * 4]) / (2 * a[p * 3 + q])
-                let t = (theta >= 0 ? 1 : -1) / (abs(theta) + (theta * theta + 1).squareRoot())
-                let c = 1 / (t * t + 1).squareRoot()
-                let s = t * c
-                for k in 0..<3 {
-                    let (kp, kq) = (a[k * 3 + p], a[k * 3 + q])
-                    a[k * 3 + p] = c * kp - s * kq
-                    a[k * 3 + q] = s * kp + c * kq
-                }
-                for k in 0..<3 {
-                    let (pk, qk) = (a[p * 3 + k], a[q * 3 + k])
-                    a[p * 3 + k] = c * pk - s * qk
-                    a[q * 3 + k] = s * pk + c * qk
-                }
-                for k in 0..<3 {
-                    let (kp, kq) = (v[k * 3 + p], v[k * 3 + q])
-                    v[k * 3 + p] = c * kp - s * kq
-                    v[k * 3 + q] = s * kp + c * kq
-                }
-            }
-        }
-        var order = (0, 1, 2)
-        if a[order.1 * 4] < a[order.0 * 4] { order = (order.1, order.0, order.2) }
-        if a[order.2 * 4] < a[order.1 * 4] { order = (order.0, order.2, order.1) }
-        if a[order.1 * 4] < a[order.0 * 4] { order = (order.1, order.0, order.2) }
-        func column(_ j: Int) -> SIMD3<Double> { SIMD3(v[j], v[3 + j], v[6 + j]) }
-        return (SIMD3(a[order.0 * 4], a[order.1 * 4], a[order.2 * 4]),
-                (column(order.0), column(order.1), column(order.2)))
+    /// Eigenvalues ascending, and the unit eigenvector of the smallest (for a covariance: the
+    /// normal of the best-fitting plane). Closed form (Smith, 1961): the eigenvalues from the
+    /// trigonometric solution of the characteristic cubic, the vector as the longest cross
+    /// product of two rows of A − λI.
+    func smallestEigen() -> (values: SIMD3<Double>, vector: SIMD3<Double>) {
+        let offDiagonal = xy * xy + xz * xz + yz * yz
+        let q = (xx + yy + zz) / 3
+        let (a, b, c) = (xx - q, yy - q, zz - q)
+        let p2 = a * a + b * b + c * c + 2 * offDiagonal
+        guard p2 > 0 else { return (SIMD3(repeating: q), SIMD3(0, 0, 1)) }
+        let p = (p2 / 6).squareRoot()
+        // det((A − qI) / p) / 2, clamped against rounding.
+        let determinant = a * (b * c - yz * yz) - xy * (xy * c - yz * xz) + xz * (xy * yz - b * xz)
+        let r = max(-1, min(1, determinant / (2 * p * p * p)))
+        let phi = acos(r) / 3
+        let largest = q + 2 * p * cos(phi)
+        let smallest = q + 2 * p * cos(phi + 2 * Double.pi / 3)
+        let middle = 3 * q - largest - smallest
+        let r0 = SIMD3(xx - smallest, xy, xz)
+        let r1 = SIMD3(xy, yy - smallest, yz)
+        let r2 = SIMD3(xz, yz, zz - smallest)
+        let candidates = (cross(r0, r1), cross(r0, r2), cross(r1, r2))
+        let lengths = ((candidates.0 * candidates.0).sum(), (candidates.1 * candidates.1).sum(),
+                       (candidates.2 * candidates.2).sum())
+        var vector = candidates.0
+        var length = lengths.0
+        if lengths.1 > length { (vector, length) = (candidates.1, lengths.1) }
+        if lengths.2 > length { (vector, length) = (candidates.2, lengths.2) }
+        guard length > 0 else { return (SIMD3(smallest, middle, largest), SIMD3(0, 0, 1)) }
+        return (SIMD3(smallest, middle, largest), vector / length.squareRoot())
+    }
+
+    /// nᵀ A n.
+    @inline(__always)
+    func quadraticForm(_ n: SIMD3<Double>) -> Double {
+        n.x * (xx * n.x + xy * n.y + xz * n.z) + n.y * (xy * n.x + yy * n.y + yz * n.z)
+            + n.z * (xz * n.x + yz * n.y + zz * n.z)
     }
 }
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif

@@ -15,21 +15,6 @@ enum PlaneFixtures {
     /// centres, i.e. (525, 525, 320, 240) in this library's convention.
     static let kinect = Intrinsics(fx: 525, fy: 525, cx: 320, cy: 240)
 
-    /// Middlebury 2001 ground-truth disparity turned into depth. Planes in disparity are planes
-    /// in 3-D for any focal length and baseline; the disparity has 1/8-pixel steps, like a
-    /// Kinect's, so a Kinect-like focal length × baseline (580 px × 7.5 cm) makes the default
-    /// tolerance model its quantization.
-    static func middleburyDepth(_ name: String) throws -> (depth: DepthImage, intrinsics: Intrinsics, disparity: Raster)? {
-        guard let path = dataset("middlebury_stereo/\(name)/groundTruthDisparity.png") else { return nil }
-        let disparity = try Raster(contentsOf: path)
-        let focalTimesBaseline: Float = 43.5
-        let metres = disparity.values.map { $0 > 0 ? focalTimesBaseline / ($0 / 8) : 0 }
-        let depth = DepthImage(width: disparity.width, height: disparity.height, metres: metres)
-        let f = Double(disparity.width)
-        return (depth, Intrinsics(fx: f, fy: f, cx: Double(disparity.width) / 2, cy: Double(disparity.height) / 2),
-                disparity)
-    }
-
     /// A depth image of planes seen by a pinhole camera: each pixel takes the nearest plane
     /// its ray meets in front of the camera, limited to that plane's region (a predicate on
     /// the hit point).
@@ -55,17 +40,6 @@ enum PlaneFixtures {
             }
         }
         return (DepthImage(width: width, height: height, metres: metres), labels)
-    }
-
-    /// Intersection over union of two pixel sets.
-    static func iou(_ a: [Bool], _ b: [Bool]) -> Double {
-        var both = 0
-        var either = 0
-        for i in a.indices {
-            if a[i] && b[i] { both += 1 }
-            if a[i] || b[i] { either += 1 }
-        }
-        return either == 0 ? 0 : Double(both) / Double(either)
     }
 
     /// Angle in degrees between two unit normals, ignoring sign.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import WaymarkCore
 import WaymarkPlanes
 import WaymarkVision
@@ -15,9 +16,7 @@ import WaymarkVision
             let depth = try DepthImage(contentsOf: depthPath)
             let mask = try Raster(contentsOf: maskPath).values.map { $0 > 0 }
             let found = try PlaneDetector().detect(in: depth, intrinsics: PlaneFixtures.kinect)
-            let best = (1...max(1, found.planes.count)).map { label in
-                (label, PlaneFixtures.iou(found.labels.map { Int($0) == label }, mask))
-            }.max { $0.1 < $1.1 }!
+            let best = PlaneScores.bestMatch(for: mask, among: found.labels.map { Int($0) })
             ious.append(best.1)
             let reference = PlaneFixtures.leastSquaresNormal(depth, PlaneFixtures.kinect, mask: mask)
             let angle = PlaneFixtures.degrees(found.planes[best.0 - 1].plane.normal, reference)
@@ -35,25 +34,11 @@ import WaymarkVision
     /// space (where the ground truth is exact). SegComp: a ground-truth region is correctly
     /// detected when it and one detected region each have ≥ 80% of their pixels in common.
     @Test func allFiveVenusPlanesAreCorrectlyDetected() throws {
-        guard let venus = try PlaneFixtures.middleburyDepth("venus") else { return }
+        guard let venus = try MiddleburyDepth("venus") else { return }
         let truth = DisparityPlanes(venus.disparity).labels
         let found = try PlaneDetector().detect(in: venus.depth, intrinsics: venus.intrinsics)
-        let truthCount = truth.max() ?? 0
-        #expect(truthCount == 5)
-        var correct = 0
-        for region in 1...truthCount {
-            let inRegion = truth.map { $0 == region }
-            let size = inRegion.filter { $0 }.count
-            for label in 1...max(1, found.planes.count) {
-                let detected = found.labels.map { Int($0) == label }
-                let common = zip(inRegion, detected).filter { $0 && $1 }.count
-                let detectedSize = detected.filter { $0 }.count
-                if Double(common) >= 0.8 * Double(size), Double(common) >= 0.8 * Double(detectedSize) {
-                    correct += 1
-                    break
-                }
-            }
-        }
+        #expect(truth.max() == 5)
+        let correct = PlaneScores.correctDetections(truth: truth, detected: found.labels.map { Int($0) }, overlap: 0.8)
         #expect(correct == 5)
     }
 
@@ -132,51 +117,6 @@ import WaymarkVision
             #expect(count == plane.inlierCount)
             // The refit moves the plane a little after labelling: ≤ 5% of inliers may end up outside.
             #expect(Double(outside) <= 0.05 * Double(count))
-        }
-    }
-}
-
-/// Ground-truth regions of a Middlebury disparity map: sequential RANSAC on d = a·u + b·v + c
-/// with 3-pixel samples, inliers within one disparity step (1/8 px), down to 1% of pixels.
-struct DisparityPlanes {
-    var labels: [Int]
-
-    init(_ disparity: Raster) {
-        struct Problem: RansacProblem {
-            let disparity: Raster
-            var sampleSize: Int { 3 }
-            func coordinates(_ i: Int) -> SIMD3<Double> {
-                SIMD3(Double(i % disparity.width), Double(i / disparity.width), Double(disparity.values[i]))
-            }
-            /// d = a·u + b·v + c through three (u, v, d) points: the normal of the triangle.
-            func model(fromSample sample: [Int]) -> SIMD3<Double>? {
-                let p = sample.map(coordinates)
-                let e1 = p[1] - p[0]
-                let e2 = p[2] - p[0]
-                let n = SIMD3(e1.y * e2.z - e1.z * e2.y, e1.z * e2.x - e1.x * e2.z, e1.x * e2.y - e1.y * e2.x)
-                guard abs(n.z) > 1e-9 else { return nil }
-                return SIMD3(-n.x / n.z, -n.y / n.z, (n * p[0]).sum() / n.z)
-            }
-            func isInlier(_ i: Int, of m: SIMD3<Double>) -> Bool {
-                let p = coordinates(i)
-                return abs(m.x * p.x + m.y * p.y + m.z - p.z) <= 1
-            }
-            func refit(inliers: [Int]) -> SIMD3<Double>? { nil }
-        }
-        let problem = Problem(disparity: disparity)
-        labels = [Int](repeating: 0, count: disparity.values.count)
-        var pool = disparity.values.indices.filter { disparity.values[$0] > 0 }
-        let minimum = pool.count / 100
-        var label = 0
-        while pool.count >= minimum {
-            let options = RansacOptions(confidence: 0.9999, maximumIterations: 3000, refinementRounds: 0, seed: UInt64(label + 1))
-            guard let report = ransac(problem, count: labels.count, candidates: pool, options: options),
-                report.inliers.count >= minimum
-            else { break }
-            label += 1
-            for i in report.inliers { labels[i] = label }
-            let taken = Set(report.inliers)
-            pool.removeAll { taken.contains($0) }
         }
     }
 }

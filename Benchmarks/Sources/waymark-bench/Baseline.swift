@@ -1,6 +1,7 @@
 import Foundation
 
-/// Runs Benchmarks/baselines/opencv_baseline.py in the same invocation and decodes its answer.
+/// Runs a baseline script from Benchmarks/baselines in the same invocation: the task goes in
+/// as JSON on standard input, the answer comes back as JSON on standard output.
 struct Baseline {
     var python: String
     var script: String
@@ -19,13 +20,16 @@ struct Baseline {
         var ms: Double
     }
 
+    /// opencv_baseline.py's answer.
     struct Answer: Decodable {
         var opencv: String
         var pairs: [String: [Pair]]?
         var many: [String: [Frame]]?
     }
 
-    func run(task: [String: Any]) throws -> Answer {
+    func run(task: [String: Any]) throws -> Answer { try run(task: task, as: Answer.self) }
+
+    func run<Reply: Decodable>(task: [String: Any], as: Reply.Type) throws -> Reply {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [script]
@@ -39,8 +43,8 @@ struct Baseline {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw BenchError("the OpenCV Python baseline failed (exit \(process.terminationStatus)); is python3-opencv installed?")
+            throw BenchError("the baseline \(script) failed (exit \(process.terminationStatus)); did `make bench-setup` run?")
         }
-        return try JSONDecoder().decode(Answer.self, from: data)
+        return try JSONDecoder().decode(Reply.self, from: data)
     }
 }

@@ -6,7 +6,8 @@ let usage = """
     Usage: waymark-bench SUITE [--python PATH] [--part NAME]... [--no-baseline]
            waymark-bench sample-video --output DIR
 
-    Suites: detection (parts: oxford, many, following, library, startup). --no-baseline skips the OpenCV Python
+    Suites: detection (parts: oxford, many, following, library, startup); planes (needs `make bench-setup` for
+    Open3D; --python defaults to .build/bench-python/bin/python there). --no-baseline skips the Python
     baselines, for quick iteration only. Results print as Markdown on standard output, for Benchmarks/RESULTS.md.
     sample-video writes the demo's synthetic video, its references and its ground truth.
     Data comes from ../shared/datasets (or WAYMARK_DATASETS); without it the suites exit 66.
@@ -34,6 +35,17 @@ case "detection":
             ? nil : Baseline(python: option("--python") ?? "/usr/bin/python3", script: script),
         scratch: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("waymark-bench-\(getpid())"),
         parts: parts.isEmpty ? DetectionSuite.allParts : Set(parts))
+    do { try suite.run() } catch { fail("\(error)", 70) }
+case "planes":
+    guard let root = SharedDatasets.root else { fail(SharedDatasets.absentMessage, 66) }
+    let baselines = SharedDatasets.repositoryRoot.appendingPathComponent("Benchmarks/baselines")
+    let python = option("--python")
+        ?? SharedDatasets.repositoryRoot.appendingPathComponent(".build/bench-python/bin/python").path
+    let suite = PlanesSuite(
+        datasets: root,
+        baseline: arguments.contains("--no-baseline")
+            ? nil : Baseline(python: python, script: baselines.appendingPathComponent("plane_baseline.py").path),
+        scratch: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("waymark-bench-\(getpid())"))
     do { try suite.run() } catch { fail("\(error)", 70) }
 case "sample-video":
     guard let output = option("--output") else { fail("sample-video needs --output DIR", 64) }
