@@ -3,10 +3,14 @@
 SWIFT ?= $(shell command -v swift || echo /opt/swift/usr/bin/swift)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBIAN_PACKAGES := libopencv-dev libopencv-contrib-dev libeigen3-dev pkg-config opencv-doc python3-opencv
+BENCH_PACKAGES := python3-venv
+# Open3D for the planes baseline, in a virtual environment that also sees Debian's OpenCV.
+BENCH_PYTHON := .build/bench-python
+OPEN3D := open3d-cpu==0.20.0
 PC_DIR := /usr/local/lib/pkgconfig
 OUT := out
 
-.PHONY: setup build demo test bench clean
+.PHONY: setup bench-setup build demo test bench clean
 
 # Debian packages, then Waymark's own pkg-config file (CSupport/pkgconfig/waymark-opencv.pc),
 # which links only the OpenCV modules the shim uses.
@@ -35,12 +39,20 @@ test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+bench-setup: setup
+	@dpkg -s $(BENCH_PACKAGES) >/dev/null 2>&1 || \
+	  ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(BENCH_PACKAGES) >/dev/null)
+	@[ -x $(BENCH_PYTHON)/bin/python ] || /usr/bin/python3 -m venv --system-site-packages $(BENCH_PYTHON)
+	@$(BENCH_PYTHON)/bin/python -c 'import open3d' 2>/dev/null || $(BENCH_PYTHON)/bin/pip install -q $(OPEN3D)
+
 # A clean release build: incremental ones can keep a stale struct layout across the
-# re-exporting Waymark module (swiftlang/swift#89636) and crash; see docs/ARCHITECTURE.md.
-bench: setup
+# re-exporting Waymark module (swiftlang/swift#89636) and crash, or keep stale code; see
+# docs/ARCHITECTURE.md.
+bench: bench-setup
 	rm -rf "$$($(SWIFT) build -c release --show-bin-path)"
 	$(SWIFT) build -c release
 	.build/release/waymark-bench detection
+	.build/release/waymark-bench planes
 
 clean:
 	rm -rf .build $(OUT)

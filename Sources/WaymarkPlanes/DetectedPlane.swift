@@ -45,6 +45,8 @@ public struct DetectedPlane: Sendable {
     public var boundary: [SIMD2<Double>]
     public var alignment: SurfaceAlignment
     public var classification: SurfaceClassification = .other
+    /// The inliers' moments, so observations can be combined over time.
+    var inliers: PointMoments
 
     /// The outline as 3-D points.
     public var boundaryPoints: [SIMD3<Double>] { boundary.map { point(atPlaneCoordinates: $0) } }

@@ -22,12 +22,12 @@ extension PlaneDetector {
             for piece in connectedPieces(of: report.inliers, points: points) where piece.count >= minimum {
                 var moments = PointMoments()
                 for i in piece { moments.add(Double(points[i].x), Double(points[i].y), Double(points[i].z)) }
-                guard let fit = moments.fitPlane() else { continue }
+                guard let plane = PlaneOutline.make(
+                    inliers: moments, boundaryPoints: piece.map { SIMD3<Double>(points[$0]) }, down: down,
+                    alignmentToleranceDegrees: options.alignmentToleranceDegrees)
+                else { continue }
                 let label = found.count + 1
                 for i in piece { labels[i] = UInt16(label) }
-                let plane = PlaneOutline.make(
-                    plane: fit.plane, inlierCount: piece.count, boundaryPoints: piece.map { SIMD3<Double>(points[$0]) },
-                    down: down, alignmentToleranceDegrees: options.alignmentToleranceDegrees)
                 found.append((label, plane))
                 if found.count == options.maximumPlanes { break }
             }

@@ -44,10 +44,10 @@ public struct PlaneDetector: Sendable {
         var labels = pixelLabels
         var found: [(label: Int, plane: DetectedPlane)] = []
         for index in regions.indices where moments[index].count >= minimum {
-            guard let refit = moments[index].fitPlane() else { continue }
-            let plane = PlaneOutline.make(
-                plane: refit.plane, inlierCount: Int(moments[index].count), boundaryPoints: boundaries[index],
-                down: down, alignmentToleranceDegrees: options.alignmentToleranceDegrees)
+            guard let plane = PlaneOutline.make(
+                inliers: moments[index], boundaryPoints: boundaries[index], down: down,
+                alignmentToleranceDegrees: options.alignmentToleranceDegrees)
+            else { continue }
             found.append((index + 1, plane))
         }
         return finish(found, labels: &labels, regionCount: regions.count, down: down)

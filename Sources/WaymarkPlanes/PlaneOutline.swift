@@ -3,11 +3,13 @@ import WaymarkCore
 /// Turns a fitted plane and points on its boundary into a `DetectedPlane`: convex hull in the
 /// plane, smallest enclosing rectangle, and the plane's own 2-D frame along that rectangle.
 enum PlaneOutline {
+    /// Nil when the inliers do not define a plane.
+    /// Nil when the inliers do not define a plane. The normal is turned towards `viewpoint`.
     static func make(
-        plane: Plane, inlierCount: Int, boundaryPoints: [SIMD3<Double>], down: SIMD3<Double>,
-        alignmentToleranceDegrees: Double
-    ) -> DetectedPlane {
-        let plane = plane.facing(.zero)
+        inliers: PointMoments, boundaryPoints: [SIMD3<Double>], down: SIMD3<Double>, alignmentToleranceDegrees: Double,
+        viewpoint: SIMD3<Double> = .zero
+    ) -> DetectedPlane? {
+        guard let plane = inliers.fitPlane()?.plane.facing(viewpoint) else { return nil }
         let n = plane.normal
         let seed: SIMD3<Double> = abs(n.x) < 0.9 ? SIMD3(1, 0, 0) : SIMD3(0, 1, 0)
         let u0 = normalize(cross(seed, n))
@@ -29,9 +31,10 @@ enum PlaneOutline {
             return SIMD2((r * along).sum(), (r * across).sum())
         }
         return DetectedPlane(
-            plane: plane, inlierCount: inlierCount, center: center, axisU: axisU, axisV: axisV, extent: size,
+            plane: plane, inlierCount: Int(inliers.count), center: center, axisU: axisU, axisV: axisV, extent: size,
             boundary: boundary,
-            alignment: SurfaceAlignment(normal: n, down: down, toleranceDegrees: alignmentToleranceDegrees))
+            alignment: SurfaceAlignment(normal: n, down: down, toleranceDegrees: alignmentToleranceDegrees),
+            inliers: inliers)
     }
 
     /// Andrew's monotone chain; counter-clockwise, no repeated first point.
@@ -104,3 +107,46 @@ func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
 }
 
 func normalize(_ v: SIMD3<Double>) -> SIMD3<Double> { v / (v * v).sum().squareRoot() }
+
+extension PlaneOutline {
+    /// Shortest distance between two convex polygons; 0 when they overlap.
+    static func gap(between a: [SIMD2<Double>], and b: [SIMD2<Double>]) -> Double {
+        guard !a.isEmpty, !b.isEmpty else { return .infinity }
+        if b.contains(where: { contains(a, $0) }) || a.contains(where: { contains(b, $0) }) { return 0 }
+        var best = Double.infinity
+        for p in a { best = min(best, distance(from: p, to: b)) }
+        for p in b { best = min(best, distance(from: p, to: a)) }
+        return best
+    }
+
+    /// Whether a counter-clockwise convex polygon contains `p` (boundary included).
+    static func contains(_ polygon: [SIMD2<Double>], _ p: SIMD2<Double>) -> Bool {
+        guard polygon.count >= 3 else { return false }
+        for i in polygon.indices {
+            let a = polygon[i]
+            let b = polygon[(i + 1) % polygon.count]
+            if (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x) < 0 { return false }
+        }
+        return true
+    }
+
+    /// Distance from `p` to a polygon's outline, and the closest outline point.
+    static func closestPoint(to p: SIMD2<Double>, on polygon: [SIMD2<Double>]) -> (distance: Double, point: SIMD2<Double>) {
+        var best = (distance: Double.infinity, point: p)
+        for i in polygon.indices {
+            let a = polygon[i]
+            let b = polygon[(i + 1) % polygon.count]
+            let edge = b - a
+            let length = (edge * edge).sum()
+            let t = length > 0 ? max(0, min(1, ((p - a) * edge).sum() / length)) : 0
+            let q = a + t * edge
+            let d = ((p - q) * (p - q)).sum().squareRoot()
+            if d < best.distance { best = (d, q) }
+        }
+        return best
+    }
+
+    private static func distance(from p: SIMD2<Double>, to polygon: [SIMD2<Double>]) -> Double {
+        closestPoint(to: p, on: polygon).distance
+    }
+}

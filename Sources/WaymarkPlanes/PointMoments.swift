@@ -40,6 +40,34 @@ struct PointMoments: Sendable {
 
     var centroid: SIMD3<Double> { sum / count }
 
+    /// The moments of the same points after `transform` (rotation, then translation).
+    func transformed(by transform: RigidTransform) -> PointMoments {
+        guard count > 0 else { return self }
+        let r = transform.rotation
+        let rows = (SIMD3(r[0], r[1], r[2]), SIMD3(r[3], r[4], r[5]), SIMD3(r[6], r[7], r[8]))
+        func rotate(_ v: SIMD3<Double>) -> SIMD3<Double> {
+            SIMD3((rows.0 * v).sum(), (rows.1 * v).sum(), (rows.2 * v).sum())
+        }
+        let c = covariance
+        // Columns of C, then R·C·Rᵀ entry by entry.
+        let columns = (SIMD3(c.xx, c.xy, c.xz), SIMD3(c.xy, c.yy, c.yz), SIMD3(c.xz, c.yz, c.zz))
+        let rc = (rotate(columns.0), rotate(columns.1), rotate(columns.2))  // R·C, by columns
+        func entry(_ i: Int, _ j: Int) -> Double {
+            let row = [rows.0, rows.1, rows.2][j]
+            return rc.0[i] * row.x + rc.1[i] * row.y + rc.2[i] * row.z
+        }
+        let mean = rotate(centroid) + SIMD3(transform.translation[0], transform.translation[1], transform.translation[2])
+        var out = PointMoments()
+        out.count = count
+        out.sum = mean * count
+        out.products = (
+            count * (entry(0, 0) + mean.x * mean.x), count * (entry(0, 1) + mean.x * mean.y),
+            count * (entry(0, 2) + mean.x * mean.z), count * (entry(1, 1) + mean.y * mean.y),
+            count * (entry(1, 2) + mean.y * mean.z), count * (entry(2, 2) + mean.z * mean.z)
+        )
+        return out
+    }
+
     /// Covariance xx, xy, xz, yy, yz, zz.
     var covariance: SymmetricMatrix3 {
         let m = centroid

@@ -5,11 +5,13 @@ import Waymark
 let usage = """
     Usage: waymark-bench SUITE [--python PATH] [--part NAME]... [--no-baseline]
            waymark-bench sample-video --output DIR
+           waymark-bench walkthrough --output DIR [--seed N] [--size WxH] [--fps N]
 
     Suites: detection (parts: oxford, many, following, library, startup); planes (needs `make bench-setup` for
     Open3D; --python defaults to .build/bench-python/bin/python there). --no-baseline skips the Python
     baselines, for quick iteration only. Results print as Markdown on standard output, for Benchmarks/RESULTS.md.
     sample-video writes the demo's synthetic video, its references and its ground truth.
+    walkthrough writes a synthetic RGB-D walk-through (TUM layout plus truth.json; see Datasets/README.md).
     Data comes from ../shared/datasets (or WAYMARK_DATASETS); without it the suites exit 66.
     """
 
@@ -50,6 +52,18 @@ case "planes":
 case "sample-video":
     guard let output = option("--output") else { fail("sample-video needs --output DIR", 64) }
     do { try SampleVideo.write(to: URL(fileURLWithPath: output)) } catch { fail("\(error)", 73) }
+case "walkthrough":
+    guard let output = option("--output") else { fail("walkthrough needs --output DIR", 64) }
+    let size = (option("--size") ?? "640x480").split(separator: "x").compactMap { Int($0) }
+    guard size.count == 2, size[0] >= 64, size[1] >= 48 else { fail("--size must be WxH, at least 64x48", 64) }
+    guard let seed = UInt64(option("--seed") ?? "1"), let fps = Double(option("--fps") ?? "30"), fps > 0 else {
+        fail("--seed must be a whole number and --fps a positive number", 64)
+    }
+    do {
+        let walkthrough = try Walkthrough(
+            posterFolder: try SampleVideo.sourceFolder(), width: size[0], height: size[1], framesPerSecond: fps, seed: seed)
+        try WalkthroughWriter.write(walkthrough, to: URL(fileURLWithPath: output))
+    } catch { fail("\(error)", 73) }
 case "--help", "-h":
     print(usage)
 default:

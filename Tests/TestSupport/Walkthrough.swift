@@ -1,0 +1,241 @@
+import Foundation
+import Waymark
+
+/// A synthetic RGB-D walk-through of a furnished room with exact ground truth: textured
+/// rectangles (floor, ceiling, four walls, two tables at the same height, posters with real
+/// images on the walls), a scripted hand-held camera path with seeded shake, and the trouble
+/// segments later capabilities are tested on: darkness, fast motion with motion blur, a
+/// textureless wall filling the view, an interruption (a gap in time), and a return to an
+/// earlier view from another angle.
+///
+/// World coordinates: metres, y up, gravity along −y; the room spans x −3…3, y 0…2.6, z −2.5…2.5.
+public struct Walkthrough: Sendable {
+    public struct Surface: Sendable {
+        public var id: Int
+        public var name: String
+        /// floor, ceiling, wall or table.
+        public var kind: String
+        /// Corner and edge vectors: the rectangle origin + s·u + t·v, s and t in 0…1.
+        public var origin: SIMD3<Double>
+        public var u: SIMD3<Double>
+        public var v: SIMD3<Double>
+        /// Facing into the room.
+        public var normal: SIMD3<Double>
+        var texture: Texture
+
+        public var plane: Plane { Plane(normal: normal, offset: -(normal * origin).sum()) }
+        public var corners: [SIMD3<Double>] { [origin, origin + u, origin + u + v, origin + v] }
+    }
+
+    public struct Poster: Sendable {
+        public var name: String
+        public var imagePath: String
+        public var surfaceID: Int
+        /// Image corner (0,0) in the world, and the world vectors of the image's width and height.
+        public var origin: SIMD3<Double>
+        public var u: SIMD3<Double>
+        public var v: SIMD3<Double>
+        var texture: Texture
+        public var physicalWidth: Double { (u * u).sum().squareRoot() }
+    }
+
+    public enum Segment: String, Sendable, CaseIterable {
+        case scan, dark, fast, textureless, afterInterruption = "after-interruption", returnView = "return"
+    }
+
+    public struct Frame: Sendable {
+        public var index: Int
+        public var timestamp: Double
+        public var cameraToWorld: RigidTransform
+        public var segment: Segment
+        /// 1 normally; the darkness segment is much darker.
+        public var brightness: Double
+        /// Poses averaged into the colour image (motion blur); the last is `cameraToWorld`.
+        var exposure: [RigidTransform]
+    }
+
+    struct Texture: Sendable {
+        var width: Int
+        var height: Int
+        /// BGR.
+        var pixels: [UInt8]
+        /// Texture pixels per metre; tiled when the surface is larger.
+        var pixelsPerMetre: Double
+
+        static func flat(_ b: UInt8, _ g: UInt8, _ r: UInt8) -> Texture {
+            Texture(width: 1, height: 1, pixels: [b, g, r], pixelsPerMetre: 1)
+        }
+
+        @inline(__always)
+        func sample(s: Double, t: Double, extentU: Double, extentV: Double) -> (UInt8, UInt8, UInt8) {
+            let x = Int(s * extentU * pixelsPerMetre) % width
+            let y = Int(t * extentV * pixelsPerMetre) % height
+            let i = 3 * (max(0, y) * width + max(0, x))
+            return (pixels[i], pixels[i + 1], pixels[i + 2])
+        }
+    }
+
+    public let width: Int
+    public let height: Int
+    public let intrinsics: Intrinsics
+    public let framesPerSecond: Double
+    public let surfaces: [Surface]
+    public let posters: [Poster]
+    public let frames: [Frame]
+
+    /// `posterFolder` holds graf1.png, building.jpg, fruits.jpg and baboon.jpg (opencv-doc's
+    /// examples/data). Sizes other than 640×480 scale the intrinsics (525 px at 640 wide).
+    public init(posterFolder: URL, width: Int = 640, height: Int = 480, framesPerSecond: Double = 30, seed: UInt64 = 1)
+        throws
+    {
+        self.width = width
+        self.height = height
+        self.framesPerSecond = framesPerSecond
+        let f = 525.0 * Double(width) / 640
+        intrinsics = Intrinsics(fx: f, fy: f, cx: Double(width) / 2, cy: Double(height) / 2)
+        var generator = SeededGenerator(seed: seed)
+        func wallpaper(_ tint: (Double, Double, Double), _ salt: UInt64) -> Texture {
+            let gray = syntheticTexture(width: 256, height: 256, seed: seed &+ salt).pixels
+            let pixels = gray.flatMap { g -> [UInt8] in
+                [UInt8(Double(g) * tint.0), UInt8(Double(g) * tint.1), UInt8(Double(g) * tint.2)]
+            }
+            return Texture(width: 256, height: 256, pixels: pixels, pixelsPerMetre: 160)
+        }
+        let (x0, x1, y1, z0, z1) = (-3.0, 3.0, 2.6, -2.5, 2.5)
+        surfaces = [
+            Surface(id: 1, name: "floor", kind: "floor", origin: SIMD3(x0, 0, z0), u: SIMD3(x1 - x0, 0, 0),
+                    v: SIMD3(0, 0, z1 - z0), normal: SIMD3(0, 1, 0), texture: wallpaper((0.55, 0.75, 0.95), 1)),
+            Surface(id: 2, name: "ceiling", kind: "ceiling", origin: SIMD3(x0, y1, z0), u: SIMD3(x1 - x0, 0, 0),
+                    v: SIMD3(0, 0, z1 - z0), normal: SIMD3(0, -1, 0), texture: wallpaper((0.9, 0.9, 0.9), 2)),
+            Surface(id: 3, name: "north wall", kind: "wall", origin: SIMD3(x0, 0, z0), u: SIMD3(x1 - x0, 0, 0),
+                    v: SIMD3(0, y1, 0), normal: SIMD3(0, 0, 1), texture: wallpaper((0.8, 0.9, 0.85), 3)),
+            Surface(id: 4, name: "south wall", kind: "wall", origin: SIMD3(x0, 0, z1), u: SIMD3(x1 - x0, 0, 0),
+                    v: SIMD3(0, y1, 0), normal: SIMD3(0, 0, -1), texture: wallpaper((0.85, 0.8, 0.9), 4)),
+            Surface(id: 5, name: "west wall", kind: "wall", origin: SIMD3(x0, 0, z0), u: SIMD3(0, 0, z1 - z0),
+                    v: SIMD3(0, y1, 0), normal: SIMD3(1, 0, 0), texture: wallpaper((0.9, 0.85, 0.8), 5)),
+            // Painted plain: the textureless wall.
+            Surface(id: 6, name: "east wall", kind: "wall", origin: SIMD3(x1, 0, z0), u: SIMD3(0, 0, z1 - z0),
+                    v: SIMD3(0, y1, 0), normal: SIMD3(-1, 0, 0), texture: .flat(196, 204, 210)),
+            Surface(id: 7, name: "table", kind: "table", origin: SIMD3(-0.6, 0.75, -1.5), u: SIMD3(1.2, 0, 0),
+                    v: SIMD3(0, 0, 0.8), normal: SIMD3(0, 1, 0), texture: wallpaper((0.35, 0.55, 0.8), 7)),
+            // As high as the table, apart from it: coplanar but a separate surface.
+            Surface(id: 8, name: "side table", kind: "table", origin: SIMD3(1.6, 0.75, 0.6), u: SIMD3(0.8, 0, 0),
+                    v: SIMD3(0, 0, 0.8), normal: SIMD3(0, 1, 0), texture: wallpaper((0.4, 0.5, 0.7), 8)),
+        ]
+        let north = z0 + 0.002
+        var posters: [Poster] = []
+        for (name, file, left, bottom, widthMetres, surfaceID) in [
+            ("graf1", "graf1.png", -1.9, 1.1, 0.8, 3), ("building", "building.jpg", 0.6, 1.2, 0.6, 3),
+            ("fruits", "fruits.jpg", -2.998, 1.0, 0.7, 5), ("baboon", "baboon.jpg", 1.2, 1.0, 0.5, 4),
+        ] {
+            let path = posterFolder.appendingPathComponent(file).path
+            let image = try Image(contentsOf: path, gray: false)
+            let aspect = Double(image.height) / Double(image.width)
+            let texture = Texture(width: image.width, height: image.height, pixels: image.pixels,
+                                  pixelsPerMetre: Double(image.width) / widthMetres)
+            let poster: Poster
+            switch surfaceID {
+            case 3:  // north wall, seen from inside: image x along +x
+                poster = Poster(name: name, imagePath: path, surfaceID: 3, origin: SIMD3(left, bottom + widthMetres * aspect, north),
+                                u: SIMD3(widthMetres, 0, 0), v: SIMD3(0, -widthMetres * aspect, 0), texture: texture)
+            case 5:  // west wall: image x along −z… seen from inside, x runs towards +z
+                poster = Poster(name: name, imagePath: path, surfaceID: 5, origin: SIMD3(left, bottom + widthMetres * aspect, -0.4),
+                                u: SIMD3(0, 0, widthMetres), v: SIMD3(0, -widthMetres * aspect, 0), texture: texture)
+            default:  // south wall: seen from inside, image x runs towards −x
+                poster = Poster(name: name, imagePath: path, surfaceID: 4,
+                                origin: SIMD3(left + widthMetres, bottom + widthMetres * aspect, z1 - 0.002),
+                                u: SIMD3(-widthMetres, 0, 0), v: SIMD3(0, -widthMetres * aspect, 0), texture: texture)
+            }
+            posters.append(poster)
+        }
+        self.posters = posters
+        frames = Self.script(framesPerSecond: framesPerSecond, generator: &generator)
+    }
+
+    // MARK: The camera path
+
+    /// A camera at `position` turned by `yaw` (about world up; 0 looks along −z) and `pitch`
+    /// (positive looks up), in degrees.
+    static func pose(_ position: SIMD3<Double>, yaw: Double, pitch: Double) -> RigidTransform {
+        let (cy, sy) = (cos(yaw * .pi / 180), sin(yaw * .pi / 180))
+        let (cp, sp) = (cos(pitch * .pi / 180), sin(pitch * .pi / 180))
+        let forward = SIMD3(-sy * cp, sp, -cy * cp)
+        let right = SIMD3(cy, 0, -sy)
+        // x × y = z for a camera with x right, y down, z forward, so y = z × x.
+        let down = SIMD3(forward.y * right.z - forward.z * right.y, forward.z * right.x - forward.x * right.z,
+                         forward.x * right.y - forward.y * right.x)
+        // Columns are the camera's x (right), y (down) and z (forward) axes in the world.
+        return RigidTransform(rotation: [right.x, down.x, forward.x, right.y, down.y, forward.y, right.z, down.z, forward.z],
+                              translation: [position.x, position.y, position.z])
+    }
+
+    private static func script(framesPerSecond fps: Double, generator: inout SeededGenerator) -> [Frame] {
+        struct Key {
+            var position: SIMD3<Double>
+            var yaw: Double
+            var pitch: Double
+        }
+        // Segments: (segment, seconds, start, end); the path interpolates smoothly inside each.
+        let plan: [(Segment, Double, Key, Key)] = [
+            (.scan, 6, Key(position: SIMD3(-0.6, 1.5, 1.4), yaw: 35, pitch: -18), Key(position: SIMD3(0.6, 1.5, 1.2), yaw: -35, pitch: -18)),
+            (.scan, 3, Key(position: SIMD3(0.6, 1.5, 1.2), yaw: -35, pitch: -18), Key(position: SIMD3(0.4, 1.45, 0.0), yaw: -120, pitch: -22)),
+            (.dark, 1.5, Key(position: SIMD3(0.4, 1.45, 0.0), yaw: -120, pitch: -22), Key(position: SIMD3(0.2, 1.45, 0.2), yaw: -160, pitch: -15)),
+            (.fast, 1, Key(position: SIMD3(0.2, 1.45, 0.2), yaw: -160, pitch: -15), Key(position: SIMD3(0.0, 1.5, 0.4), yaw: -280, pitch: -12)),
+            (.textureless, 1.5, Key(position: SIMD3(1.9, 1.5, -0.3), yaw: -90, pitch: 0), Key(position: SIMD3(2.4, 1.5, -0.3), yaw: -90, pitch: 0)),
+            (.returnView, 3, Key(position: SIMD3(-1.8, 1.35, 0.6), yaw: 40, pitch: -16), Key(position: SIMD3(-1.4, 1.35, 0.2), yaw: 15, pitch: -20)),
+        ]
+        // Seeded hand shake: sums of slow sines.
+        let phases = (0..<12).map { _ in Double.random(in: 0..<(2 * .pi), using: &generator) }
+        func shake(_ t: Double, _ k: Int) -> Double {
+            sin(2 * .pi * 0.7 * t + phases[k]) * 0.6 + sin(2 * .pi * 1.9 * t + phases[k + 6]) * 0.4
+        }
+        var frames: [Frame] = []
+        var time = 0.0
+        var previous: RigidTransform?
+        for (number, (segment, seconds, start, end)) in plan.enumerated() {
+            // The textureless segment starts after a jump; the return view after a 4 s gap.
+            if segment == .returnView { time += 4 }
+            let count = Int((seconds * fps).rounded())
+            for step in 0..<count {
+                let a = Double(step) / Double(max(1, count - 1))
+                let s = a * a * (3 - 2 * a)
+                let t = time + Double(step) / fps
+                let position = start.position + (end.position - start.position) * s
+                    + SIMD3(shake(t, 0), shake(t, 1), shake(t, 2)) * 0.004
+                let yaw = start.yaw + (end.yaw - start.yaw) * s + shake(t, 3) * 0.4
+                let pitch = start.pitch + (end.pitch - start.pitch) * s + shake(t, 4) * 0.4
+                let pose = Self.pose(position, yaw: yaw, pitch: pitch)
+                var exposure = [pose]
+                if segment == .fast, let previous {
+                    exposure = (1...4).map { k in Self.interpolate(previous, pose, Double(k) / 4) }
+                }
+                let newPlan = step == 0 && number > 0 && segment != plan[number - 1].0
+                frames.append(Frame(
+                    index: frames.count, timestamp: t, cameraToWorld: pose,
+                    segment: segment == .returnView && step == 0 ? .afterInterruption : segment,
+                    brightness: segment == .dark ? 0.08 : 1, exposure: newPlan && segment == .fast ? [pose] : exposure))
+                previous = pose
+            }
+            time += seconds
+        }
+        return frames
+    }
+
+    /// Linear in translation and in the rotation matrix, re-orthonormalised: enough for the
+    /// small steps inside one exposure.
+    static func interpolate(_ a: RigidTransform, _ b: RigidTransform, _ s: Double) -> RigidTransform {
+        let r = zip(a.rotation, b.rotation).map { $0 + ($1 - $0) * s }
+        var x = SIMD3(r[0], r[3], r[6])
+        var z = SIMD3(r[2], r[5], r[8])
+        x /= (x * x).sum().squareRoot()
+        z -= (z * x).sum() * x
+        z /= (z * z).sum().squareRoot()
+        let y = SIMD3(z.y * x.z - z.z * x.y, z.z * x.x - z.x * x.z, z.x * x.y - z.y * x.x)
+        let t = zip(a.translation, b.translation).map { $0 + ($1 - $0) * s }
+        return RigidTransform(rotation: [x.x, y.x, z.x, x.y, y.y, z.y, x.z, y.z, z.z], translation: t)
+    }
+}
+
+#if canImport(Glibc)
+    import Glibc
+#endif
