@@ -69,7 +69,7 @@ enum PlanesCommand: Command {
             if isPointCloud(path) {
                 let cloud = try PointCloud(contentsOf: path)
                 guard !cloud.validPoints.isEmpty else { throw WaymarkError(.badData, "\(path) has no valid points") }
-                return [("planes", planesRecord(detector.detect(in: cloud, down: down).planes))]
+                return [("planes", PlaneRecords.planes(detector.detect(in: cloud, down: down).planes))]
             }
             let depth = try DepthImage(contentsOf: path, scale: scale)
             let camera = intrinsics!
@@ -81,7 +81,7 @@ enum PlanesCommand: Command {
                     found.labels, width: depth.width, height: depth.height, to: "\(labelDirectory)/\(stem).png")
             }
             try overlay?.draw(found, depth: depth, intrinsics: camera, depthPath: path, stem: stem)
-            return [("planes", planesRecord(found.planes))]
+            return [("planes", PlaneRecords.planes(found.planes))]
         }
     }
 
@@ -104,26 +104,7 @@ enum PlanesCommand: Command {
         }
     }
 
-    private static func planesRecord(_ planes: [DetectedPlane]) -> JSONValue {
-        .array(
-            planes.enumerated().map { index, plane in
-                .object([
-                    ("id", .int(index + 1)),
-                    ("normal", .numbers(array(plane.plane.normal))),
-                    ("offset", .number(plane.plane.offset)),
-                    ("inliers", .int(plane.inlierCount)),
-                    ("alignment", .string(plane.alignment.rawValue)),
-                    ("classification", .string(plane.classification.rawValue)),
-                    ("center", .numbers(array(plane.center))),
-                    ("extent", .numbers([plane.extent.x, plane.extent.y])),
-                    ("polygon", .array(plane.boundaryPoints.map { .numbers(array($0)) })),
-                ])
-            })
-    }
-
-    private static func array(_ v: SIMD3<Double>) -> [Double] { [v.x, v.y, v.z] }
-
-    private static func parseGravity(_ text: String) throws(WaymarkError) -> SIMD3<Double> {
+    static func parseGravity(_ text: String) throws(WaymarkError) -> SIMD3<Double> {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).compactMap {
             Double($0.trimmingWhitespace())
         }

@@ -6,6 +6,8 @@ enum ProcessCommand: Command {
     static let help = """
         Usage: waymark process VIDEO --references MANIFEST|FOLDER [--group G]... [--auto-select]
                                [--output FILE] [--annotate VIDEO] [--intrinsics fx,fy,cx,cy] [--quiet]
+               waymark process SEQUENCE [--references MANIFEST|FOLDER] [--intrinsics fx,fy,cx,cy]
+                               [--depth-scale S] [--gravity x,y,z] [--fps N] [--output FILE] [--quiet]
 
         Follows the active reference images through VIDEO. Writes JSON Lines (schema
         "waymark.process/1", see docs/OUTPUT.md): a header record, one record per frame
@@ -14,6 +16,12 @@ enum ProcessCommand: Command {
         after every frame; if the video breaks off, the frames so far are kept, the summary
         says where it stopped, and the exit code is 65.
 
+        SEQUENCE is an RGB-D recording: a TUM RGB-D folder (rgb.txt, depth.txt, optional
+        groundtruth.txt) or a plain folder (depth/ and rgb/ or color/ with matching names; see the
+        README). Each frame record then has "planes" (this frame's, in camera coordinates, each
+        with the "anchor" it joined) and "planeEvents" (added, updated, merged, removed world
+        anchors; needs poses from groundtruth.txt); the summary lists the final anchors.
+
         Options:
           --references PATH   a manifest (.json) or a folder of images
           --group NAME        search only this group (repeatable); at most 25 images at once
@@ -21,11 +29,17 @@ enum ProcessCommand: Command {
                               the 25 most likely references and only those are searched
           --output FILE       write the records here instead of standard output
           --annotate VIDEO    also write the video with outlines and names drawn on it (.mp4, .avi)
-          --intrinsics LIST   fx,fy,cx,cy in pixels, to report each image's pose
+          --intrinsics LIST   fx,fy,cx,cy in pixels, to report each image's pose (and, for a
+                              SEQUENCE without intrinsics.txt, to turn depth into points)
+          --depth-scale S     SEQUENCE: metres per depth unit (default 0.0002 for TUM, else 0.001)
+          --gravity x,y,z     SEQUENCE: the direction of gravity in the poses' world (default 0,-1,0)
+          --fps N             plain-folder SEQUENCE: frames per second (default 30)
           --quiet             no progress and no warnings
           --help              this text
         """
-    static let valueOptions: Set<String> = ["--references", "--group", "--output", "--annotate", "--intrinsics"]
+    static let valueOptions: Set<String> = [
+        "--references", "--group", "--output", "--annotate", "--intrinsics", "--depth-scale", "--gravity", "--fps",
+    ]
     static let flagOptions: Set<String> = ["--auto-select", "--quiet", "--help"]
     static let schema = "waymark.process/1"
 
@@ -34,6 +48,7 @@ enum ProcessCommand: Command {
             throw WaymarkError(.usage, "process needs exactly one VIDEO; see --help")
         }
         let input = arguments.positionals[0]
+        if RGBDSequence.isSequence(input) { return try SequenceProcessing.run(input, arguments: arguments) }
         let quiet = arguments.flag("--quiet")
         let intrinsics = try arguments.intrinsics()
         let loaded = try loadReferences(arguments, quiet: quiet)

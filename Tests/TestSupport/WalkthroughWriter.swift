@@ -41,6 +41,7 @@ public enum WalkthroughWriter {
         try Data(depth.utf8).write(to: folder.appendingPathComponent("depth.txt"), options: .atomic)
         try Data(poses.utf8).write(to: folder.appendingPathComponent("groundtruth.txt"), options: .atomic)
         let k = walkthrough.intrinsics
+        try Data("\(k.fx) \(k.fy) \(k.cx) \(k.cy)\n".utf8).write(to: folder.appendingPathComponent("intrinsics.txt"), options: .atomic)
         let truth: [String: Any] = [
             "schema": "waymark.walkthrough/1",
             "intrinsics": ["fx": k.fx, "fy": k.fy, "cx": k.cx, "cy": k.cy, "pixelCentres": 0.5],

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import TestSupport
+import Waymark
+
+@Suite struct SequenceCLITests {
+    @Test func aWalkThroughGivesPlaneEventsPerFrameAndOneAnchorPerSurface() throws {
+        let folder = URL(fileURLWithPath: "/usr/share/doc/opencv-doc/examples/data")
+        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("graf1.png").path) else {
+            print("skipped: the walk-through needs Debian's opencv-doc images (make setup installs them)")
+            return
+        }
+        let scratch = try Scratch()
+        let walk = try Walkthrough(posterFolder: folder, width: 192, height: 144, framesPerSecond: 2)
+        try WalkthroughWriter.write(walk, to: scratch.url.appendingPathComponent("walk"))
+        let output = scratch.path("out.jsonl")
+        let result = try CLI.run(["process", scratch.path("walk"), "--output", output, "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+        let header = lines.first!
+        let sequence = try #require(header["sequence"] as? [String: Any])
+        #expect(sequence["layout"] as? String == "tum" && sequence["poses"] as? Bool == true)
+        #expect(sequence["frameCount"] as? Int == walk.frames.count)
+        let frames = lines.filter { $0["type"] as? String == "frame" }
+        #expect(frames.count == walk.frames.count)
+        let events = frames.flatMap { ($0["planeEvents"] as? [[String: Any]]) ?? [] }
+        let added = Set(events.filter { $0["event"] as? String == "added" }.compactMap { $0["id"] as? Int })
+        let merged = Set(events.filter { $0["event"] as? String == "merged" }.compactMap { $0["id"] as? Int })
+        let summary = try #require(lines.last)
+        let finalPlanes = try #require(summary["planes"] as? [[String: Any]])
+        // Every anchor that was added is in the summary unless it was merged away.
+        #expect(Set(finalPlanes.compactMap { $0["id"] as? Int }) == added.subtracting(merged))
+        // The room's floor and the table are among them, named as such.
+        let kinds = finalPlanes.compactMap { $0["classification"] as? String }
+        #expect(kinds.contains("floor") && kinds.contains("table") && kinds.contains("wall"), "\(kinds)")
+        // Timestamps jump over the interruption.
+        let stamps = frames.compactMap { $0["timestamp"] as? Double }
+        #expect(zip(stamps, stamps.dropFirst()).contains { $1 - $0 > 3 })
+    }
+
+    @Test func aSequenceWithoutIntrinsicsIsAUsageError() throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(at: scratch.url.appendingPathComponent("s/depth"), withIntermediateDirectories: true)
+        try Raster.writeUInt16([UInt16](repeating: 1000, count: 64 * 48), width: 64, height: 48, to: scratch.path("s/depth/0001.png"))
+        let result = try CLI.run(["process", scratch.path("s")])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--intrinsics"))
+        let withIntrinsics = try CLI.run(["process", scratch.path("s"), "--intrinsics", "50,50,32,24", "--quiet"])
+        #expect(withIntrinsics.status == 0, "\(withIntrinsics.stderr)")
+    }
+}
