@@ -25,14 +25,22 @@ public struct RansacOptions: Sendable, Equatable {
     public var maximumIterations = 1000
     /// Rounds of refit-then-re-score after the search (local optimisation).
     public var refinementRounds = 3
+    /// When positive, a hypothesis is first scored on this many random items, and scored in
+    /// full only if its inlier share there is at least half the best share so far (a
+    /// preemptive test in the spirit of Matas and Chum's T(d,d)). 0 scores every hypothesis fully.
+    public var screening = 0
     public var seed: UInt64 = 1
 
-    public init(confidence: Double = 0.999, maximumIterations: Int = 1000, refinementRounds: Int = 3, seed: UInt64 = 1) {
+    public init(
+        confidence: Double = 0.999, maximumIterations: Int = 1000, refinementRounds: Int = 3, screening: Int = 0,
+        seed: UInt64 = 1
+    ) {
         precondition(confidence > 0 && confidence < 1, "confidence lies strictly between 0 and 1")
-        precondition(maximumIterations > 0 && refinementRounds >= 0, "iterations must be positive")
+        precondition(maximumIterations > 0 && refinementRounds >= 0 && screening >= 0, "iterations must be positive")
         self.confidence = confidence
         self.maximumIterations = maximumIterations
         self.refinementRounds = refinementRounds
+        self.screening = screening
         self.seed = seed
     }
 }
@@ -81,6 +89,16 @@ public func ransac<Problem: RansacProblem>(
     }
 
     var generator = SeededGenerator(seed: options.seed)
+    let screen = options.screening > 0 && pool.count >= 4 * options.screening
+        ? (0..<options.screening).map { _ in pool[Int.random(in: 0..<pool.count, using: &generator)] } : []
+    var screenWeight = 0.0
+    for index in screen { screenWeight += problem.weight(of: index) }
+    func passesScreen(_ model: Problem.Model, best: Double) -> Bool {
+        guard !screen.isEmpty, best > 0, screenWeight > 0 else { return true }
+        var sum = 0.0
+        for index in screen where problem.isInlier(index, of: model) { sum += problem.weight(of: index) }
+        return sum / screenWeight >= 0.5 * best / totalWeight
+    }
     var best: (model: Problem.Model, score: Double)?
     var sample = [Int](repeating: 0, count: sampleSize)
     var iterations = 0
@@ -92,7 +110,7 @@ public func ransac<Problem: RansacProblem>(
             repeat { pick = pool[Int.random(in: 0..<pool.count, using: &generator)] } while sample[0..<slot].contains(pick)
             sample[slot] = pick
         }
-        guard let model = problem.model(fromSample: sample) else { continue }
+        guard let model = problem.model(fromSample: sample), passesScreen(model, best: best?.score ?? 0) else { continue }
         let candidateScore = score(model, toBeat: best?.score ?? 0)
         if candidateScore > (best?.score ?? 0) {
             best = (model, candidateScore)

@@ -122,11 +122,10 @@ public struct Walkthrough: Sendable {
             Surface(id: 8, name: "side table", kind: "table", origin: SIMD3(1.6, 0.75, 0.6), u: SIMD3(0.8, 0, 0),
                     v: SIMD3(0, 0, 0.8), normal: SIMD3(0, 1, 0), texture: wallpaper((0.4, 0.5, 0.7), 8)),
         ]
-        let north = z0 + 0.002
         var posters: [Poster] = []
         for (name, file, left, bottom, widthMetres, surfaceID) in [
             ("graf1", "graf1.png", -1.9, 1.1, 0.8, 3), ("building", "building.jpg", 0.6, 1.2, 0.6, 3),
-            ("fruits", "fruits.jpg", -2.998, 1.0, 0.7, 5), ("baboon", "baboon.jpg", 1.2, 1.0, 0.5, 4),
+            ("fruits", "fruits.jpg", x0, 1.0, 0.7, 5), ("baboon", "baboon.jpg", 1.2, 1.0, 0.5, 4),
         ] {
             let path = posterFolder.appendingPathComponent(file).path
             let image = try Image(contentsOf: path, gray: false)
@@ -136,14 +135,14 @@ public struct Walkthrough: Sendable {
             let poster: Poster
             switch surfaceID {
             case 3:  // north wall, seen from inside: image x along +x
-                poster = Poster(name: name, imagePath: path, surfaceID: 3, origin: SIMD3(left, bottom + widthMetres * aspect, north),
+                poster = Poster(name: name, imagePath: path, surfaceID: 3, origin: SIMD3(left, bottom + widthMetres * aspect, z0),
                                 u: SIMD3(widthMetres, 0, 0), v: SIMD3(0, -widthMetres * aspect, 0), texture: texture)
             case 5:  // west wall: image x along −z… seen from inside, x runs towards +z
                 poster = Poster(name: name, imagePath: path, surfaceID: 5, origin: SIMD3(left, bottom + widthMetres * aspect, -0.4),
                                 u: SIMD3(0, 0, widthMetres), v: SIMD3(0, -widthMetres * aspect, 0), texture: texture)
             default:  // south wall: seen from inside, image x runs towards −x
                 poster = Poster(name: name, imagePath: path, surfaceID: 4,
-                                origin: SIMD3(left + widthMetres, bottom + widthMetres * aspect, z1 - 0.002),
+                                origin: SIMD3(left + widthMetres, bottom + widthMetres * aspect, z1),
                                 u: SIMD3(-widthMetres, 0, 0), v: SIMD3(0, -widthMetres * aspect, 0), texture: texture)
             }
             posters.append(poster)
