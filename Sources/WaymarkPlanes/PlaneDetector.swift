@@ -347,9 +347,11 @@ public struct PlaneDetector: Sendable {
                                             moments[label - 1] += grid.moments[cell]
                                             for row in rows {
                                                 let base = row * width
-                                                guard let low = columns.first(where: { zs[base + $0] == zs[base + $0] }),
-                                                    let high = columns.last(where: { zs[base + $0] == zs[base + $0] })
-                                                else { continue }
+                                                var low = columns.lowerBound
+                                                while low < columns.upperBound, zs[base + low] != zs[base + low] { low += 1 }
+                                                guard low < columns.upperBound else { continue }
+                                                var high = columns.upperBound - 1
+                                                while zs[base + high] != zs[base + high] { high -= 1 }
                                                 extend(label, row: row, from: low, to: high)
                                             }
                                             continue
