@@ -11,13 +11,14 @@ import WaymarkPlanes
     /// world y up: camera y (down) is world −y, camera z (forward) is world −z.
     static let cameraToWorld = RigidTransform(rotation: [1, 0, 0, 0, -1, 0, 0, 0, -1], translation: [0, 1.25, 0])
 
-    /// A 1.2 m × 0.8 m table top at world height 0.75, seen from 1.25 m; `shift` moves it up.
-    static func tableDetection(shift: Double = 0) throws -> PlaneDetection {
+    /// A 1.2 m × 0.8 m table top at world height 0.75, seen from 1.25 m; `shift` moves it up,
+    /// `visible` limits the part in view (x in camera coordinates).
+    static func tableDetection(shift: Double = 0, visible: ClosedRange<Double> = -0.6...0.6) throws -> PlaneDetection {
         // In camera coordinates (y down): the table is 0.5 − shift below the camera, 1–1.8 m ahead.
         let top = Plane(normal: SIMD3(0, -1, 0), offset: 0.5 - shift)
         let floor = Plane(normal: SIMD3(0, -1, 0), offset: 1.25)
         let scene = PlaneFixtures.render(width: 320, height: 240, intrinsics: camera, surfaces: [
-            (top, { abs($0.x) <= 0.6 && $0.z >= 1.0 && $0.z <= 1.8 }), (floor, { $0.z < 6 }),
+            (top, { visible.contains($0.x) && $0.z >= 1.0 && $0.z <= 1.8 }), (floor, { $0.z < 6 }),
         ])
         return try PlaneDetector().detect(in: scene.depth, intrinsics: camera)
     }
@@ -89,6 +90,32 @@ import WaymarkPlanes
         let plane = try #require(map.anchor(id: moved.anchorID!)).surface.plane
         #expect(abs(plane.signedDistance(to: moved.position)) < 1e-9)
         #expect(moved.position.y > book.position.y + 0.01)
+    }
+
+    @Test func twoAnchorsThatTurnOutToBeOneSurfaceMergeIntoTheOlder() throws {
+        var map = PlaneMap()
+        // The table's two ends, 0.4 m apart, seen first: two anchors.
+        for _ in 0..<2 { _ = map.integrate(try Self.tableDetection(visible: -0.6 ... -0.2), cameraToWorld: Self.cameraToWorld) }
+        for _ in 0..<2 { _ = map.integrate(try Self.tableDetection(visible: 0.2...0.6), cameraToWorld: Self.cameraToWorld) }
+        let ends = map.anchors.filter { abs($0.surface.center.y - 0.75) < 0.01 }
+        #expect(ends.count == 2)
+        let cupPlacement = map.place("cup", along: Self.ray(towards: SIMD3(0.4, 0.75, -1.4)))
+        let cup = try #require(cupPlacement)
+        // Then the whole table: one surface.
+        let update = map.integrate(try Self.tableDetection(), cameraToWorld: Self.cameraToWorld)
+        let (older, younger) = (ends.map(\.id).min()!, ends.map(\.id).max()!)
+        #expect(update.events.contains(.merged(absorbed: younger, into: older)))
+        #expect(map.anchor(id: younger) == nil)
+        let table = try #require(map.anchor(id: older))
+        // In view: the full width, and depth from where the image's bottom edge meets the top
+        // (f · 0.5 m / 120 px = 1.09 m) to its far edge at 1.8 m; pixel footprints lose ≤ 2 cm.
+        let nearest = Self.camera.fy * 0.5 / Self.camera.cy
+        #expect(abs(table.surface.extent.x - 1.2) < 0.02, "\(table.surface.extent)")
+        #expect(abs(table.surface.extent.y - (1.8 - nearest)) < 0.03, "\(table.surface.extent)")
+        // The cup, on the absorbed anchor, now belongs to the survivor and has not moved.
+        let moved = try #require(map.objects.first { $0.id == cup.id })
+        #expect(moved.anchorID == older)
+        #expect(simd_length(moved.position - cup.position) < 0.002)
     }
 
     @Test func resetRemovesEveryAnchorAndObject() throws {
