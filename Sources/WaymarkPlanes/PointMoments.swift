@@ -21,6 +21,20 @@ struct PointMoments: Sendable {
         products.5 += z * z
     }
 
+    /// These moments without the points of `part` (a subset of them).
+    func removing(_ part: PointMoments) -> PointMoments {
+        var c = self
+        c.count -= part.count
+        c.sum -= part.sum
+        c.products.0 -= part.products.0
+        c.products.1 -= part.products.1
+        c.products.2 -= part.products.2
+        c.products.3 -= part.products.3
+        c.products.4 -= part.products.4
+        c.products.5 -= part.products.5
+        return c
+    }
+
     static func + (a: PointMoments, b: PointMoments) -> PointMoments {
         var c = a
         c += b
