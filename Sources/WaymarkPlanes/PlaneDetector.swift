@@ -87,7 +87,7 @@ public struct PlaneDetector: Sendable {
         while regions.count < options.maximumPlanes {
             round += 1
             let ransacOptions = RansacOptions(
-                confidence: 0.99, maximumIterations: 100, refinementRounds: 10, screening: 100, seed: options.seed &+ round)
+                confidence: 0.99, maximumIterations: 100, refinementRounds: 3, screening: 100, seed: options.seed &+ round)
             guard let report = ransac(problem, count: grid.moments.count, candidates: pool, options: ransacOptions),
                 report.score >= minimumPixels
             else { break }
