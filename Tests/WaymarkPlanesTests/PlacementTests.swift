@@ -118,6 +118,18 @@ import WaymarkPlanes
         #expect(simd_length(moved.position - cup.position) < 0.002)
     }
 
+    @Test func aPixelsRayMeetsTheTableWhereThatPixelSeesIt() throws {
+        var map = PlaneMap()
+        for _ in 0..<2 { _ = map.integrate(try Self.tableDetection(), cameraToWorld: Self.cameraToWorld) }
+        // The pixel 80 rows below the centre looks 80/262.5 down: it meets the table, 0.5 m
+        // below the camera, 0.5 · 262.5 / 80 = 1.64 m ahead (world z = −1.64).
+        let ray = Ray(pixel: SIMD2(160, 200), intrinsics: Self.camera, cameraToWorld: Self.cameraToWorld)
+        let hit = try #require(map.raycast(ray))
+        #expect(!hit.isEstimated && hit.isWithinBoundary)
+        #expect(simd_length(hit.point - SIMD3(0, 0.75, -0.5 * 262.5 / 80)) < 0.003, "\(hit.point)")
+        #expect(simd_length(hit.normal - SIMD3(0, 1, 0)) < 0.001)
+    }
+
     @Test func resetRemovesEveryAnchorAndObject() throws {
         var map = PlaneMap()
         for _ in 0..<2 { _ = map.integrate(try Self.tableDetection(), cameraToWorld: Self.cameraToWorld) }
