@@ -50,4 +50,27 @@ import Waymark
         let withIntrinsics = try CLI.run(["process", scratch.path("s"), "--intrinsics", "50,50,32,24", "--quiet"])
         #expect(withIntrinsics.status == 0, "\(withIntrinsics.stderr)")
     }
+
+    @Test func aFrameThatCannotBeReadIsReportedAndTheRunGoesOn() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("tum")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("depth"), withIntermediateDirectories: true)
+        let depth = [UInt16](repeating: 5000, count: 64 * 48)  // a wall 1 m ahead, TUM units
+        try Raster.writeUInt16(depth, width: 64, height: 48, to: folder.appendingPathComponent("depth/1.0.png").path)
+        try Raster.writeUInt16(depth, width: 64, height: 48, to: folder.appendingPathComponent("depth/3.0.png").path)
+        try Data("# depth\n1.0 depth/1.0.png\n2.0 depth/missing.png\n3.0 depth/3.0.png\n".utf8)
+            .write(to: folder.appendingPathComponent("depth.txt"))
+        let result = try CLI.run(["process", folder.path, "--intrinsics", "50,50,32,24"])
+        #expect(result.status == 66, "\(result.stderr)")
+        let frames = result.lines.filter { $0["type"] as? String == "frame" }
+        #expect(frames.count == 3)
+        #expect((frames[1]["error"] as? String)?.contains("missing.png") == true)
+        #expect((frames[2]["planes"] as? [[String: Any]])?.count == 1)
+        #expect(result.lines.last?["complete"] as? Bool == false)
+
+        try Data("1.0 0 0 0 0 0 0\n".utf8).write(to: folder.appendingPathComponent("groundtruth.txt"))
+        let badPoses = try CLI.run(["process", folder.path, "--intrinsics", "50,50,32,24"])
+        #expect(badPoses.status == 65)
+        #expect(badPoses.stderr.contains("groundtruth.txt, line 1"))
+    }
 }
