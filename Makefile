@@ -32,8 +32,11 @@ demo: build
 	.build/release/waymark process $(OUT)/sample/sample.mp4 \
 	  --references $(OUT)/sample/references/references.json \
 	  --output $(OUT)/demo/results.jsonl --annotate $(OUT)/demo/annotated.mp4
+	.build/release/waymark-bench walkthrough --output $(OUT)/walkthrough --size 320x240 --fps 5
+	.build/release/waymark process $(OUT)/walkthrough --output $(OUT)/demo/surfaces.jsonl
 	@echo "Results: $(OUT)/demo/results.jsonl (JSON Lines), $(OUT)/demo/annotated.mp4 (video with outlines)."
 	@echo "Ground truth of the sample: $(OUT)/sample/truth.jsonl"
+	@echo "Surfaces of the synthetic RGB-D walk-through $(OUT)/walkthrough: $(OUT)/demo/surfaces.jsonl"
 
 test: setup
 	$(SWIFT) build --build-tests
