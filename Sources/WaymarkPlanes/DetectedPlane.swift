@@ -53,6 +53,17 @@ public struct DetectedPlane: Sendable {
 
     public func point(atPlaneCoordinates p: SIMD2<Double>) -> SIMD3<Double> { center + p.x * axisU + p.y * axisV }
 
+    /// The plane coordinates of `point` projected onto the plane.
+    public func planeCoordinates(of point: SIMD3<Double>) -> SIMD2<Double> {
+        let r = point - center
+        return SIMD2((r * axisU).sum(), (r * axisV).sum())
+    }
+
+    /// Whether `point`, projected onto the plane, lies inside the outline.
+    public func outlineContains(_ point: SIMD3<Double>) -> Bool {
+        PlaneOutline.contains(boundary, planeCoordinates(of: point))
+    }
+
     /// Area enclosed by the boundary, square metres.
     public var area: Double { PlaneOutline.area(of: boundary) }
 }

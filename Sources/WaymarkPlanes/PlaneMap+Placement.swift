@@ -56,7 +56,7 @@ extension PlaneMap {
         var outside: (t: Double, hit: RaycastHit)?
         for anchor in anchors {
             guard let (t, point) = intersect(ray, anchor.surface.plane) else { continue }
-            let within = PlaneOutline.contains(anchor.surface.boundary, planeCoordinates(of: point, on: anchor.surface))
+            let within = anchor.surface.outlineContains(point)
             let hit = RaycastHit(point: point, normal: anchor.surface.plane.normal, anchorID: anchor.id,
                                  isEstimated: false, isWithinBoundary: within)
             if within, t < inside?.t ?? .infinity { inside = (t, hit) }
@@ -106,7 +106,7 @@ extension PlaneMap {
     /// `point` projected onto the surface and, if outside its outline, pulled back inside it
     /// (to `pullBackMargin` within the edge; points already inside are left where they are).
     func settle(_ point: SIMD3<Double>, on surface: DetectedPlane) -> SIMD3<Double> {
-        var p = planeCoordinates(of: point, on: surface)
+        var p = surface.planeCoordinates(of: point)
         if !PlaneOutline.contains(surface.boundary, p), surface.boundary.count >= 3 {
             let edge = PlaneOutline.closestPoint(to: p, on: surface.boundary).point
             let centre = surface.boundary.reduce(.zero, +) / Double(surface.boundary.count)
@@ -115,11 +115,6 @@ extension PlaneMap {
             p = length > 0 ? edge + inward * min(1, Self.pullBackMargin / length) : edge
         }
         return surface.point(atPlaneCoordinates: p)
-    }
-
-    func planeCoordinates(of point: SIMD3<Double>, on surface: DetectedPlane) -> SIMD2<Double> {
-        let r = point - surface.center
-        return SIMD2((r * surface.axisU).sum(), (r * surface.axisV).sum())
     }
 
     private func intersect(_ ray: Ray, _ plane: Plane) -> (Double, SIMD3<Double>)? {

@@ -158,10 +158,7 @@ public struct PlaneMap: Sendable {
         guard abs(a.plane.signedDistance(to: b.center)) <= options.maximumOffset,
             abs(b.plane.signedDistance(to: a.center)) <= options.maximumOffset
         else { return false }
-        let other = b.boundaryPoints.map { p -> SIMD2<Double> in
-            let r = p - a.center
-            return SIMD2((r * a.axisU).sum(), (r * a.axisV).sum())
-        }
+        let other = b.boundaryPoints.map(a.planeCoordinates)
         return PlaneOutline.gap(between: a.boundary, and: other) <= options.maximumGap
     }
 

@@ -109,7 +109,7 @@ func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
 func normalize(_ v: SIMD3<Double>) -> SIMD3<Double> { v / (v * v).sum().squareRoot() }
 
 extension PlaneOutline {
-    /// Shortest distance between two convex polygons; 0 when they overlap.
+    /// Shortest distance between two polygons; 0 when one has a vertex inside the other.
     static func gap(between a: [SIMD2<Double>], and b: [SIMD2<Double>]) -> Double {
         guard !a.isEmpty, !b.isEmpty else { return .infinity }
         if b.contains(where: { contains(a, $0) }) || a.contains(where: { contains(b, $0) }) { return 0 }
@@ -119,15 +119,17 @@ extension PlaneOutline {
         return best
     }
 
-    /// Whether a counter-clockwise convex polygon contains `p` (boundary included).
+    /// Whether a simple polygon contains `p` (even–odd rule).
     static func contains(_ polygon: [SIMD2<Double>], _ p: SIMD2<Double>) -> Bool {
         guard polygon.count >= 3 else { return false }
+        var inside = false
+        var j = polygon.count - 1
         for i in polygon.indices {
-            let a = polygon[i]
-            let b = polygon[(i + 1) % polygon.count]
-            if (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x) < 0 { return false }
+            let (a, b) = (polygon[i], polygon[j])
+            if (a.y > p.y) != (b.y > p.y), p.x < (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x { inside.toggle() }
+            j = i
         }
-        return true
+        return inside
     }
 
     /// Distance from `p` to a polygon's outline, and the closest outline point.

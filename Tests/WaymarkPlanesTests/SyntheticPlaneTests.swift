@@ -57,6 +57,7 @@ import WaymarkVision
         #expect((offCentre * offCentre).sum().squareRoot() < 0.015, "\(table.center)")
         #expect(abs(table.area - 1.28) < 0.04)
         for corner in table.boundaryPoints { #expect(abs(top.signedDistance(to: corner)) < 1e-6) }
+        #expect(table.outlineContains(SIMD3(0.7, 0.5, 2.2)) && !table.outlineContains(SIMD3(0.9, 0.5, 2.2)))
         #expect(table.classification == .table)
     }
 
