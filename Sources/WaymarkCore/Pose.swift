@@ -16,3 +16,20 @@ public struct RigidTransform: Equatable, Sendable {
         return [r[0], r[1], r[2], t[0], r[3], r[4], r[5], t[1], r[6], r[7], r[8], t[2], 0, 0, 0, 1]
     }
 }
+
+extension RigidTransform {
+    /// R·p + t.
+    public func apply(_ p: SIMD3<Double>) -> SIMD3<Double> {
+        let r = rotation
+        return SIMD3(r[0] * p.x + r[1] * p.y + r[2] * p.z + translation[0],
+                     r[3] * p.x + r[4] * p.y + r[5] * p.z + translation[1],
+                     r[6] * p.x + r[7] * p.y + r[8] * p.z + translation[2])
+    }
+
+    /// Rᵀ·v: for a camera-to-world pose, a world direction in camera coordinates.
+    public func applyInverseRotation(_ v: SIMD3<Double>) -> SIMD3<Double> {
+        let r = rotation
+        return SIMD3(r[0] * v.x + r[3] * v.y + r[6] * v.z, r[1] * v.x + r[4] * v.y + r[7] * v.z,
+                     r[2] * v.x + r[5] * v.y + r[8] * v.z)
+    }
+}

@@ -44,7 +44,8 @@ public struct RGBDSequence: Sendable {
         guard Self.isSequence(folder) else {
             throw WaymarkError(.missingInput, "\(folder) is not an RGB-D sequence: it needs depth.txt (TUM) or a depth/ folder")
         }
-        let poses = try Self.readPoses(folder + "/groundtruth.txt").sorted { $0.timestamp < $1.timestamp }
+        let poses = FileManager.default.fileExists(atPath: folder + "/groundtruth.txt")
+            ? try Trajectory(tumFile: folder + "/groundtruth.txt").samples.map { (timestamp: $0.timestamp, value: $0.pose) } : []
         if manager.fileExists(atPath: folder + "/depth.txt") {
             layout = .tum
             let depth = try Self.readList(folder + "/depth.txt")
@@ -79,12 +80,7 @@ public struct RGBDSequence: Sendable {
     public var hasPoses: Bool { frames.contains { $0.cameraToWorld != nil } }
 
     private static func lines(_ path: String) throws(WaymarkError) -> [[Substring]]? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        guard let data = FileManager.default.contents(atPath: path) else { throw WaymarkError(.missingInput, "cannot read \(path)") }
-        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { line in
-            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," })
-            return words.isEmpty || words[0].hasPrefix("#") ? nil : words
-        }
+        FileManager.default.fileExists(atPath: path) ? try Trajectory.rows(path) : nil
     }
 
     private static func readList(_ path: String) throws(WaymarkError) -> [(timestamp: Double, value: String)] {
@@ -93,26 +89,6 @@ public struct RGBDSequence: Sendable {
                 throw WaymarkError(.badData, "\(path), line \(number + 1): expected 'timestamp filename'")
             }
             return (t, String(words[1]))
-        }
-    }
-
-    /// TUM trajectories: "timestamp tx ty tz qx qy qz qw".
-    public static func readPoses(_ path: String) throws(WaymarkError) -> [(timestamp: Double, value: RigidTransform)] {
-        try (lines(path) ?? []).enumerated().map { (number, words) throws(WaymarkError) in
-            let values = words.compactMap { Double($0) }
-            guard words.count == 8, values.count == 8 else {
-                throw WaymarkError(.badData, "\(path), line \(number + 1): expected 'timestamp tx ty tz qx qy qz qw'")
-            }
-            let (x, y, z, w) = (values[4], values[5], values[6], values[7])
-            let norm = (x * x + y * y + z * z + w * w).squareRoot()
-            guard norm > 0.5, norm < 1.5 else { throw WaymarkError(.badData, "\(path), line \(number + 1): not a unit quaternion") }
-            let (qx, qy, qz, qw) = (x / norm, y / norm, z / norm, w / norm)
-            let rotation = [
-                1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qz * qw), 2 * (qx * qz + qy * qw),
-                2 * (qx * qy + qz * qw), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qx * qw),
-                2 * (qx * qz - qy * qw), 2 * (qy * qz + qx * qw), 1 - 2 * (qx * qx + qy * qy),
-            ]
-            return (values[0], RigidTransform(rotation: rotation, translation: [values[1], values[2], values[3]]))
         }
     }
 

@@ -177,13 +177,3 @@ public struct PlaneMap: Sendable {
         for index in anchors.indices { anchors[index].surface.classification = surfaces[index].classification }
     }
 }
-
-extension RigidTransform {
-    /// R·p + t.
-    public func apply(_ p: SIMD3<Double>) -> SIMD3<Double> {
-        let r = rotation
-        return SIMD3(r[0] * p.x + r[1] * p.y + r[2] * p.z + translation[0],
-                     r[3] * p.x + r[4] * p.y + r[5] * p.z + translation[1],
-                     r[6] * p.x + r[7] * p.y + r[8] * p.z + translation[2])
-    }
-}

@@ -45,7 +45,7 @@ enum SequenceProcessing {
             ]
             do throws(WaymarkError) {
                 let depth = try DepthImage(contentsOf: frame.depthPath, scale: scale)
-                let down = frame.cameraToWorld.map { cameraDirection(mapOptions.down, $0) } ?? SIMD3(0, 1, 0)
+                let down = frame.cameraToWorld.map { $0.applyInverseRotation(mapOptions.down) } ?? SIMD3(0, 1, 0)
                 let detection = detector.detect(in: depth, intrinsics: intrinsics, down: down)
                 var anchorIDs = [Int?](repeating: nil, count: detection.planes.count)
                 var events: [JSONValue] = []
@@ -102,12 +102,6 @@ enum SequenceProcessing {
             ])),
             ("references", .array(references.map { .string($0.name) })),
         ])
-    }
-
-    /// A world direction in the camera's coordinates: Rᵀ·v.
-    private static func cameraDirection(_ v: SIMD3<Double>, _ pose: RigidTransform) -> SIMD3<Double> {
-        let r = pose.rotation
-        return SIMD3(r[0] * v.x + r[3] * v.y + r[6] * v.z, r[1] * v.x + r[4] * v.y + r[7] * v.z, r[2] * v.x + r[5] * v.y + r[8] * v.z)
     }
 
     private static func normalized(_ v: SIMD3<Double>) -> SIMD3<Double> { v / (v * v).sum().squareRoot() }

@@ -98,11 +98,8 @@ extension Walkthrough {
     /// Poster image pixels → frame pixels for every poster in front of the camera:
     /// H = K · R_worldToCamera · [u / W, v / H, origin − camera centre].
     public func posterHomographies(_ frame: Frame) -> [String: Homography] {
-        let r = frame.cameraToWorld.rotation
         let c = SIMD3(frame.cameraToWorld.translation[0], frame.cameraToWorld.translation[1], frame.cameraToWorld.translation[2])
-        func toCamera(_ w: SIMD3<Double>) -> SIMD3<Double> {
-            SIMD3(r[0] * w.x + r[3] * w.y + r[6] * w.z, r[1] * w.x + r[4] * w.y + r[7] * w.z, r[2] * w.x + r[5] * w.y + r[8] * w.z)
-        }
+        let toCamera = frame.cameraToWorld.applyInverseRotation
         var result: [String: Homography] = [:]
         for poster in posters {
             let corners = [poster.origin, poster.origin + poster.u, poster.origin + poster.u + poster.v, poster.origin + poster.v]

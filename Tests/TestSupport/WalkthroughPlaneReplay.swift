@@ -26,8 +26,7 @@ public struct WalkthroughPlaneReplay {
             var counts = [Int: Int]()
             for label in rendering.labels where label != 0 { counts[Int(label), default: 0] += 1 }
             for (surface, count) in counts where count >= walk.width * walk.height / 100 { framesSeen[surface, default: 0] += 1 }
-            let r = frame.cameraToWorld.rotation
-            let down = SIMD3(-r[3], -r[4], -r[5])  // Rᵀ·(0, −1, 0)
+            let down = frame.cameraToWorld.applyInverseRotation(SIMD3(0, -1, 0))
             let start = DispatchTime.now().uptimeNanoseconds
             let detection = detector.detect(in: depth, intrinsics: walk.intrinsics, down: down)
             let middle = DispatchTime.now().uptimeNanoseconds

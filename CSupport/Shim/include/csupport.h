@@ -91,6 +91,13 @@ typedef struct cs_image_statistics {
 /* Statistics of a gray image (or of the gray conversion of a colour one). */
 cs_status cs_image_get_statistics(const cs_image *image, cs_image_statistics *out, cs_error *error);
 
+/* ---- Rigid alignment (Eigen's Umeyama): target ≈ scale · R · source + t, least squares. ---- */
+
+/* source and target: count points each, x y z packed; with_scale 0 fixes scale at 1.
+ * rotation row-major. Degenerate (collinear) points are CS_INVALID_ARGUMENT. */
+cs_status cs_align_points(const double *source, const double *target, size_t count, int32_t with_scale,
+                          double rotation[9], double translation[3], double *scale, cs_error *error);
+
 /* ---- Rasters: one-channel images read without conversion (depth maps, label and mask images). ---- */
 
 typedef struct cs_raster cs_raster;

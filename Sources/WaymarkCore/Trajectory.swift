@@ -1,0 +1,96 @@
+import Foundation
+
+/// Timestamped camera-to-world poses.
+public struct Trajectory: Sendable {
+    public struct Sample: Sendable {
+        public var timestamp: Double
+        public var pose: RigidTransform
+
+        public init(timestamp: Double, pose: RigidTransform) {
+            self.timestamp = timestamp
+            self.pose = pose
+        }
+    }
+
+    public var samples: [Sample]
+
+    public init(samples: [Sample]) { self.samples = samples }
+
+    public var positions: [SIMD3<Double>] {
+        samples.map { SIMD3($0.pose.translation[0], $0.pose.translation[1], $0.pose.translation[2]) }
+    }
+
+    /// TUM format: "timestamp tx ty tz qx qy qz qw" lines, # comments; sorted by time.
+    public init(tumFile path: String) throws(WaymarkError) {
+        let rows = try Self.rows(path)
+        samples = try rows.enumerated().map { (number, words) throws(WaymarkError) in
+            let values = words.compactMap { Double($0) }
+            guard words.count == 8, values.count == 8 else {
+                throw WaymarkError(.badData, "\(path), line \(number + 1): expected 'timestamp tx ty tz qx qy qz qw'")
+            }
+            guard let rotation = Self.rotation(quaternion: SIMD4(values[4], values[5], values[6], values[7])) else {
+                throw WaymarkError(.badData, "\(path), line \(number + 1): not a unit quaternion")
+            }
+            return Sample(timestamp: values[0],
+                          pose: RigidTransform(rotation: rotation, translation: [values[1], values[2], values[3]]))
+        }.sorted { $0.timestamp < $1.timestamp }
+    }
+
+    /// KITTI format: a row-major 3×4 [R | t] per line; frame i gets `timestamps[i]`, else i.
+    public init(kittiFile path: String, timestamps: [Double]? = nil) throws(WaymarkError) {
+        let rows = try Self.rows(path)
+        if let timestamps, timestamps.count != rows.count {
+            throw WaymarkError(.badData, "\(path) has \(rows.count) poses but \(timestamps.count) timestamps")
+        }
+        samples = try rows.enumerated().map { (number, words) throws(WaymarkError) in
+            let v = words.compactMap { Double($0) }
+            guard words.count == 12, v.count == 12 else {
+                throw WaymarkError(.badData, "\(path), line \(number + 1): expected 12 numbers (a 3×4 matrix)")
+            }
+            return Sample(timestamp: timestamps?[number] ?? Double(number),
+                          pose: RigidTransform(rotation: [v[0], v[1], v[2], v[4], v[5], v[6], v[8], v[9], v[10]],
+                                               translation: [v[3], v[7], v[11]]))
+        }
+    }
+
+    /// Pairs (index here, index in `other`) of samples closest in time, within
+    /// `maximumDifference` seconds, each sample used once (as evo and TUM's tools pair them).
+    public func associated(with other: Trajectory, maximumDifference: Double = 0.01) -> [(Int, Int)] {
+        var pairs: [(Int, Int)] = []
+        var j = 0
+        for (i, sample) in samples.enumerated() {
+            while j + 1 < other.samples.count,
+                abs(other.samples[j + 1].timestamp - sample.timestamp) <= abs(other.samples[j].timestamp - sample.timestamp)
+            {
+                j += 1
+            }
+            guard j < other.samples.count, abs(other.samples[j].timestamp - sample.timestamp) <= maximumDifference,
+                pairs.last?.1 != j
+            else { continue }
+            pairs.append((i, j))
+        }
+        return pairs
+    }
+
+    /// Row-major rotation of a quaternion (x, y, z, w); nil unless it is close to unit length.
+    public static func rotation(quaternion q: SIMD4<Double>) -> [Double]? {
+        let norm = (q * q).sum().squareRoot()
+        guard norm > 0.5, norm < 1.5 else { return nil }
+        let (x, y, z, w) = (q.x / norm, q.y / norm, q.z / norm, q.w / norm)
+        return [
+            1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
+            2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+            2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y),
+        ]
+    }
+
+    /// Non-comment lines split into words; an absent file is a missing input.
+    static func rows(_ path: String) throws(WaymarkError) -> [[Substring]] {
+        guard FileManager.default.fileExists(atPath: path) else { throw WaymarkError(.missingInput, "no such file: \(path)") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw WaymarkError(.missingInput, "cannot read \(path)") }
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { line in
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," })
+            return words.isEmpty || words[0].hasPrefix("#") ? nil : words
+        }
+    }
+}
