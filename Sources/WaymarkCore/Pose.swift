@@ -26,6 +26,23 @@ extension RigidTransform {
                      r[6] * p.x + r[7] * p.y + r[8] * p.z + translation[2])
     }
 
+    /// a · b: apply b, then a.
+    public static func * (a: RigidTransform, b: RigidTransform) -> RigidTransform {
+        let (p, q) = (a.rotation, b.rotation)
+        var r = [Double](repeating: 0, count: 9)
+        for i in 0..<3 { for j in 0..<3 { r[i * 3 + j] = p[i * 3] * q[j] + p[i * 3 + 1] * q[3 + j] + p[i * 3 + 2] * q[6 + j] } }
+        let t = a.apply(SIMD3(b.translation[0], b.translation[1], b.translation[2]))
+        return RigidTransform(rotation: r, translation: [t.x, t.y, t.z])
+    }
+
+    public var inverse: RigidTransform {
+        let r = rotation
+        let transposed = [r[0], r[3], r[6], r[1], r[4], r[7], r[2], r[5], r[8]]
+        let t = RigidTransform(rotation: transposed, translation: [0, 0, 0])
+            .apply(SIMD3(-translation[0], -translation[1], -translation[2]))
+        return RigidTransform(rotation: transposed, translation: [t.x, t.y, t.z])
+    }
+
     /// Rᵀ·v: for a camera-to-world pose, a world direction in camera coordinates.
     public func applyInverseRotation(_ v: SIMD3<Double>) -> SIMD3<Double> {
         let r = rotation

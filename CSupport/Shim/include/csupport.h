@@ -98,6 +98,20 @@ cs_status cs_image_get_statistics(const cs_image *image, cs_image_statistics *ou
 cs_status cs_align_points(const double *source, const double *target, size_t count, int32_t with_scale,
                           double rotation[9], double translation[3], double *scale, cs_error *error);
 
+/* ---- RGB-D visual odometry (OpenCV's rgbd contrib module). ---- */
+
+typedef struct cs_odometry cs_odometry;
+
+/* intrinsics fx, fy, cx, cy (pixel centres at +0.5); kind 0 = RGB-D (photometric + depth),
+ * 1 = ICP (depth only), 2 = both. */
+cs_status cs_odometry_create(const double intrinsics[4], int32_t kind, cs_odometry **out, cs_error *error);
+void cs_odometry_destroy(cs_odometry *odometry);
+/* Gives the next frame (8-bit gray, depth in metres, 0 or NaN = missing). When the motion from
+ * the previous frame could be estimated, *tracked is 1 and motion (row-major 4x4) maps points in
+ * the previous camera's coordinates to this camera's. */
+cs_status cs_odometry_track(cs_odometry *odometry, const uint8_t *gray, const float *depth, int32_t width,
+                            int32_t height, double motion[16], int32_t *tracked, cs_error *error);
+
 /* ---- Rasters: one-channel images read without conversion (depth maps, label and mask images). ---- */
 
 typedef struct cs_raster cs_raster;
