@@ -151,6 +151,16 @@ public struct Walkthrough: Sendable {
         frames = Self.script(framesPerSecond: framesPerSecond, generator: &generator)
     }
 
+    /// Debian's opencv-doc images (make setup installs them), or nil with a skip message.
+    public static func installedPosterFolder() -> URL? {
+        let folder = URL(fileURLWithPath: "/usr/share/doc/opencv-doc/examples/data")
+        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("graf1.png").path) else {
+            print("skipped: the walk-through needs Debian's opencv-doc images (make setup installs them)")
+            return nil
+        }
+        return folder
+    }
+
     // MARK: The camera path
 
     /// A camera at `position` turned by `yaw` (about world up; 0 looks along −z) and `pitch`

@@ -7,11 +7,7 @@ import WaymarkPlanes
 /// Plane anchors over the synthetic walk-through (exact depth and poses).
 @Suite struct PlaneMapTests {
     static func walkthrough() throws -> Walkthrough? {
-        let folder = URL(fileURLWithPath: "/usr/share/doc/opencv-doc/examples/data")
-        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("graf1.png").path) else {
-            print("skipped: the walk-through needs Debian's opencv-doc images (make setup installs them)")
-            return nil
-        }
+        guard let folder = Walkthrough.installedPosterFolder() else { return nil }
         return try Walkthrough(posterFolder: folder, width: 320, height: 240, framesPerSecond: 4)
     }
 

@@ -7,11 +7,7 @@ import WaymarkVision
 /// OpenCV's RGB-D odometry behind CSupport, on the walk-through's first three seconds.
 @Suite struct OdometryTests {
     @Test func odometryFollowsTheWalkThroughWithLittleDrift() throws {
-        let folder = URL(fileURLWithPath: "/usr/share/doc/opencv-doc/examples/data")
-        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("graf1.png").path) else {
-            print("skipped: the walk-through needs Debian's opencv-doc images (make setup installs them)")
-            return
-        }
+        guard let folder = Walkthrough.installedPosterFolder() else { return }
         let walk = try Walkthrough(posterFolder: folder, width: 320, height: 240, framesPerSecond: 10)
         let odometry = RGBDOdometry(intrinsics: walk.intrinsics, method: .rgbdICP)
         var pose = walk.frames[0].cameraToWorld
