@@ -72,6 +72,38 @@ public struct Trajectory: Sendable {
         return pairs
     }
 
+    /// Unit quaternion (x, y, z, w) of a row-major rotation matrix.
+    public static func quaternion(_ r: [Double]) -> SIMD4<Double> {
+        let trace = r[0] + r[4] + r[8]
+        let q: SIMD4<Double>
+        if trace > 0 {
+            let s = (trace + 1).squareRoot() * 2
+            q = SIMD4((r[7] - r[5]) / s, (r[2] - r[6]) / s, (r[3] - r[1]) / s, s / 4)
+        } else if r[0] > r[4], r[0] > r[8] {
+            let s = (1 + r[0] - r[4] - r[8]).squareRoot() * 2
+            q = SIMD4(s / 4, (r[1] + r[3]) / s, (r[2] + r[6]) / s, (r[7] - r[5]) / s)
+        } else if r[4] > r[8] {
+            let s = (1 + r[4] - r[0] - r[8]).squareRoot() * 2
+            q = SIMD4((r[1] + r[3]) / s, s / 4, (r[5] + r[7]) / s, (r[2] - r[6]) / s)
+        } else {
+            let s = (1 + r[8] - r[0] - r[4]).squareRoot() * 2
+            q = SIMD4((r[2] + r[6]) / s, (r[5] + r[7]) / s, s / 4, (r[3] - r[1]) / s)
+        }
+        return q / (q * q).sum().squareRoot()
+    }
+
+    /// "timestamp tx ty tz qx qy qz qw\n", TUM's trajectory line.
+    public static func tumLine(timestamp: Double, pose: RigidTransform) -> String {
+        let t = pose.translation
+        let q = quaternion(pose.rotation)
+        return String(format: "%.6f %.6f %.6f %.6f %.9f %.9f %.9f %.9f\n", timestamp, t[0], t[1], t[2], q.x, q.y, q.z, q.w)
+    }
+
+    /// The trajectory in TUM format, with a comment line first.
+    public var tumText: String {
+        "# timestamp tx ty tz qx qy qz qw (camera-to-world)\n" + samples.map { Self.tumLine(timestamp: $0.timestamp, pose: $0.pose) }.joined()
+    }
+
     /// Row-major rotation of a quaternion (x, y, z, w); nil unless it is close to unit length.
     public static func rotation(quaternion q: SIMD4<Double>) -> [Double]? {
         let norm = (q * q).sum().squareRoot()

@@ -7,7 +7,8 @@ enum ProcessCommand: Command {
         Usage: waymark process VIDEO --references MANIFEST|FOLDER [--group G]... [--auto-select]
                                [--output FILE] [--annotate VIDEO] [--intrinsics fx,fy,cx,cy] [--quiet]
                waymark process SEQUENCE [--references MANIFEST|FOLDER] [--intrinsics fx,fy,cx,cy]
-                               [--depth-scale S] [--gravity x,y,z] [--fps N] [--output FILE] [--quiet]
+                               [--depth-scale S] [--gravity x,y,z] [--fps N] [--trajectory FILE]
+                               [--output FILE] [--quiet]
 
         Follows the active reference images through VIDEO. Writes JSON Lines (schema
         "waymark.process/1", see docs/OUTPUT.md): a header record, one record per frame
@@ -20,7 +21,8 @@ enum ProcessCommand: Command {
         groundtruth.txt) or a plain folder (depth/ and rgb/ or color/ with matching names; see the
         README). Each frame record then has "planes" (this frame's, in camera coordinates, each
         with the "anchor" it joined) and "planeEvents" (added, updated, merged, removed world
-        anchors; needs poses from groundtruth.txt); the summary lists the final anchors.
+        anchors) in the world of groundtruth.txt's poses, or, without it, of the engine's own
+        RGB-D odometry (world = the first camera); the summary lists the final anchors.
 
         Options:
           --references PATH   a manifest (.json) or a folder of images
@@ -34,11 +36,13 @@ enum ProcessCommand: Command {
           --depth-scale S     SEQUENCE: metres per depth unit (default 0.0002 for TUM, else 0.001)
           --gravity x,y,z     SEQUENCE: the direction of gravity in the poses' world (default 0,-1,0)
           --fps N             plain-folder SEQUENCE: frames per second (default 30)
+          --trajectory FILE   SEQUENCE: write the camera poses used, TUM format (camera-to-world)
           --quiet             no progress and no warnings
           --help              this text
         """
     static let valueOptions: Set<String> = [
         "--references", "--group", "--output", "--annotate", "--intrinsics", "--depth-scale", "--gravity", "--fps",
+        "--trajectory",
     ]
     static let flagOptions: Set<String> = ["--auto-select", "--quiet", "--help"]
     static let schema = "waymark.process/1"

@@ -22,7 +22,15 @@ enum SequenceProcessing {
             return value
         } ?? (sequence.layout == .tum ? 0.0002 : 0.001)
         var mapOptions = PlaneMapOptions()
+        // Without recorded poses the engine's odometry tracks the camera, in a world fixed to
+        // the first camera (whose down, +y, stands in for gravity unless --gravity says otherwise).
+        let withColor = sequence.frames.allSatisfy { $0.colorPath != nil }
+        let odometry = sequence.hasPoses ? nil : RGBDOdometry(intrinsics: intrinsics, method: withColor ? .rgbdICP : .icp)
+        if odometry != nil { mapOptions.down = SIMD3(0, 1, 0) }
         if let gravity = try arguments.value("--gravity") { mapOptions.down = normalized(try PlanesCommand.parseGravity(gravity)) }
+        let trajectoryPath = try arguments.value("--trajectory")
+        var trajectory = Trajectory(samples: [])
+        var trackedPose = RigidTransform(rotation: [1, 0, 0, 0, 1, 0, 0, 0, 1], translation: [0, 0, 0])
         var map = PlaneMap(options: mapOptions)
         let detector = try PlaneDetector()
         let loaded = try arguments.value("--references") == nil ? nil : try loadReferences(arguments, quiet: quiet)
@@ -41,15 +49,27 @@ enum SequenceProcessing {
         for (index, frame) in sequence.frames.enumerated() {
             var record: [(String, JSONValue)] = [
                 ("type", .string("frame")), ("index", .int(index)), ("timestamp", .number(frame.timestamp)),
-                ("pose", frame.cameraToWorld.map { .numbers($0.matrix) } ?? .null),
             ]
             do throws(WaymarkError) {
                 let depth = try DepthImage(contentsOf: frame.depthPath, scale: scale)
-                let down = frame.cameraToWorld.map { $0.applyInverseRotation(mapOptions.down) } ?? SIMD3(0, 1, 0)
+                var cameraToWorld = frame.cameraToWorld
+                if let odometry {
+                    let gray = try frame.colorPath.map { (path: String) throws(WaymarkError) in try Image(contentsOf: path, gray: true) }
+                        ?? Image(width: depth.width, height: depth.height, channels: 1)
+                    guard gray.width == depth.width, gray.height == depth.height else {
+                        throw WaymarkError(.badData, "\(frame.colorPath ?? "") is \(gray.width)×\(gray.height) but its depth is \(depth.width)×\(depth.height)")
+                    }
+                    // A frame the odometry refuses keeps the last pose; the next is tracked from it.
+                    if let motion = odometry.track(gray: gray, depth: depth.metres) { trackedPose = trackedPose * motion.inverse }
+                    cameraToWorld = trackedPose
+                }
+                record.append(("pose", cameraToWorld.map { .numbers($0.matrix) } ?? .null))
+                if let cameraToWorld { trajectory.samples.append(.init(timestamp: frame.timestamp, pose: cameraToWorld)) }
+                let down = cameraToWorld.map { $0.applyInverseRotation(mapOptions.down) } ?? SIMD3(0, 1, 0)
                 let detection = detector.detect(in: depth, intrinsics: intrinsics, down: down)
                 var anchorIDs = [Int?](repeating: nil, count: detection.planes.count)
                 var events: [JSONValue] = []
-                if let pose = frame.cameraToWorld {
+                if let pose = cameraToWorld {
                     let update = map.integrate(detection, cameraToWorld: pose)
                     anchorIDs = update.anchorIDs
                     events = update.events.map { PlaneRecords.event($0, map: map) }
@@ -65,6 +85,7 @@ enum SequenceProcessing {
             } catch {
                 failures += 1
                 if firstFailure == nil { firstFailure = error }
+                if !record.contains(where: { $0.0 == "pose" }) { record.append(("pose", .null)) }
                 record.append(("error", .string(error.message)))
             }
             try sink.write(.object(record))
@@ -77,6 +98,13 @@ enum SequenceProcessing {
             ("planes", .array(map.anchors.map { PlaneRecords.geometry($0.surface, id: $0.id, extra: [("observations", .int($0.observations))]) })),
         ]))
         try sink.finish()
+        if let trajectoryPath {
+            do {
+                try Data(trajectory.tumText.utf8).write(to: URL(fileURLWithPath: trajectoryPath), options: .atomic)
+            } catch {
+                throw WaymarkError(.cannotCreateOutput, "cannot write the trajectory to \(trajectoryPath): \(error.localizedDescription)")
+            }
+        }
         if let firstFailure {
             Console.error("\(input): \(failures) of \(sequence.frames.count) frames could not be used; the first: \(firstFailure.message)")
             return ExitCode(firstFailure.kind)
@@ -98,7 +126,7 @@ enum SequenceProcessing {
             ("sequence", .object([
                 ("layout", .string(sequence.layout.rawValue)), ("frameCount", .int(sequence.frames.count)),
                 ("intrinsics", .numbers([intrinsics.fx, intrinsics.fy, intrinsics.cx, intrinsics.cy])),
-                ("depthScale", .number(scale)), ("poses", .bool(sequence.hasPoses)),
+                ("depthScale", .number(scale)), ("poses", .string(sequence.hasPoses ? "groundtruth" : "odometry")),
             ])),
             ("references", .array(references.map { .string($0.name) })),
         ])

@@ -7,7 +7,8 @@ public enum WalkthroughWriter {
     /// TUM's depth unit: 1/5000 m.
     public static let depthScale = 0.0002
 
-    public static func write(_ walkthrough: Walkthrough, to folder: URL) throws {
+    /// `frameLimit` writes only the first frames (quick tests).
+    public static func write(_ walkthrough: Walkthrough, to folder: URL, frameLimit: Int? = nil) throws {
         let manager = FileManager.default
         for sub in ["rgb", "depth", "labels"] {
             try manager.createDirectory(at: folder.appendingPathComponent(sub), withIntermediateDirectories: true)
@@ -16,7 +17,7 @@ public enum WalkthroughWriter {
         var depth = "# depth maps (16-bit, 5000 per metre)\n# timestamp filename\n"
         var poses = "# camera-to-world poses\n# timestamp tx ty tz qx qy qz qw\n"
         var frames: [[String: Any]] = []
-        for frame in walkthrough.frames {
+        for frame in walkthrough.frames.prefix(frameLimit ?? walkthrough.frames.count) {
             let stamp = String(format: "%.6f", frame.timestamp + 1)
             let rendering = walkthrough.render(frame)
             let image = Image(width: walkthrough.width, height: walkthrough.height, channels: 3, pixels: rendering.color!)
@@ -28,9 +29,7 @@ public enum WalkthroughWriter {
                                    to: folder.appendingPathComponent("labels/\(stamp).png").path)
             rgb += "\(stamp) rgb/\(stamp).png\n"
             depth += "\(stamp) depth/\(stamp).png\n"
-            let t = frame.cameraToWorld.translation
-            let q = quaternion(frame.cameraToWorld.rotation)
-            poses += String(format: "%@ %.6f %.6f %.6f %.9f %.9f %.9f %.9f\n", stamp, t[0], t[1], t[2], q.x, q.y, q.z, q.w)
+            poses += Trajectory.tumLine(timestamp: frame.timestamp + 1, pose: frame.cameraToWorld)
             frames.append([
                 "index": frame.index, "timestamp": frame.timestamp + 1, "segment": frame.segment.rawValue,
                 "brightness": frame.brightness, "cameraToWorld": frame.cameraToWorld.matrix,
@@ -57,25 +56,5 @@ public enum WalkthroughWriter {
         ]
         let data = try JSONSerialization.data(withJSONObject: truth, options: [.sortedKeys])
         try data.write(to: folder.appendingPathComponent("truth.json"), options: .atomic)
-    }
-
-    /// Unit quaternion (x, y, z, w) of a row-major rotation matrix.
-    static func quaternion(_ r: [Double]) -> SIMD4<Double> {
-        let trace = r[0] + r[4] + r[8]
-        let q: SIMD4<Double>
-        if trace > 0 {
-            let s = (trace + 1).squareRoot() * 2
-            q = SIMD4((r[7] - r[5]) / s, (r[2] - r[6]) / s, (r[3] - r[1]) / s, s / 4)
-        } else if r[0] > r[4], r[0] > r[8] {
-            let s = (1 + r[0] - r[4] - r[8]).squareRoot() * 2
-            q = SIMD4(s / 4, (r[1] + r[3]) / s, (r[2] + r[6]) / s, (r[7] - r[5]) / s)
-        } else if r[4] > r[8] {
-            let s = (1 + r[4] - r[0] - r[8]).squareRoot() * 2
-            q = SIMD4((r[1] + r[3]) / s, s / 4, (r[5] + r[7]) / s, (r[2] - r[6]) / s)
-        } else {
-            let s = (1 + r[8] - r[0] - r[4]).squareRoot() * 2
-            q = SIMD4((r[2] + r[6]) / s, (r[5] + r[7]) / s, s / 4, (r[3] - r[1]) / s)
-        }
-        return q / (q * q).sum().squareRoot()
     }
 }

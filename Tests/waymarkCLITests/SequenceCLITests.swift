@@ -17,7 +17,7 @@ import Waymark
         }
         let header = lines.first!
         let sequence = try #require(header["sequence"] as? [String: Any])
-        #expect(sequence["layout"] as? String == "tum" && sequence["poses"] as? Bool == true)
+        #expect(sequence["layout"] as? String == "tum" && sequence["poses"] as? String == "groundtruth")
         #expect(sequence["frameCount"] as? Int == walk.frames.count)
         let frames = lines.filter { $0["type"] as? String == "frame" }
         #expect(frames.count == walk.frames.count)
@@ -34,6 +34,36 @@ import Waymark
         // Timestamps jump over the interruption.
         let stamps = frames.compactMap { $0["timestamp"] as? Double }
         #expect(zip(stamps, stamps.dropFirst()).contains { $1 - $0 > 3 })
+    }
+
+    @Test func withoutRecordedPosesTheOdometryTracksTheCameraAndTheTrajectoryIsWritten() throws {
+        guard let folder = Walkthrough.installedPosterFolder() else { return }
+        let scratch = try Scratch()
+        let walk = try Walkthrough(posterFolder: folder, width: 320, height: 240, framesPerSecond: 10)
+        let sequence = scratch.url.appendingPathComponent("walk")
+        try WalkthroughWriter.write(walk, to: sequence, frameLimit: 30)
+        try FileManager.default.removeItem(at: sequence.appendingPathComponent("groundtruth.txt"))
+        let trajectoryPath = scratch.path("trajectory.txt")
+        // Gravity in the first camera's coordinates (the world without recorded poses).
+        let down = walk.frames[0].cameraToWorld.applyInverseRotation(SIMD3(0, -1, 0))
+        let result = try CLI.run(["process", sequence.path, "--trajectory", trajectoryPath, "--quiet",
+                                  "--gravity", "\(down.x),\(down.y),\(down.z)"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect((result.lines.first?["sequence"] as? [String: Any])?["poses"] as? String == "odometry")
+        let estimate = try Trajectory(tumFile: trajectoryPath)
+        #expect(estimate.samples.count == 30)
+        // The truth, in the first camera's world.
+        let first = walk.frames[0].cameraToWorld.inverse
+        let truth = Trajectory(samples: walk.frames.prefix(30).map {
+            Trajectory.Sample(timestamp: $0.timestamp + 1, pose: first * $0.cameraToWorld)
+        })
+        let drift = try AbsoluteTrajectoryError(estimate: estimate, reference: truth, alignment: .none)
+        #expect(drift.errors.count == 30)
+        // As the library's odometry test: under 2 cm RMSE over these 3 s.
+        #expect(drift.rmse < 0.02, "\(drift.rmse)")
+        // Planes were anchored in that world, and with gravity given the floor is named.
+        let planes = try #require(result.lines.last?["planes"] as? [[String: Any]])
+        #expect(planes.contains { ($0["classification"] as? String) == "floor" }, "\(planes.map { $0["classification"] ?? "" })")
     }
 
     @Test func aSequenceWithoutIntrinsicsIsAUsageError() throws {
