@@ -66,11 +66,7 @@ public struct SectionedFile: Sendable, Equatable {
     /// Reads a file of `kind` and `version`; foreign, other-version, truncated and corrupt
     /// files are errors that say which.
     public init(contentsOf path: String, kind: String, version: UInt32) throws(WaymarkError) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw WaymarkError(FileManager.default.fileExists(atPath: path) ? .badData : .missingInput,
-                               FileManager.default.fileExists(atPath: path) ? "cannot read \(path)" : "no such file: \(path)")
-        }
-        try self.init(decoding: [UInt8](data), kind: kind, version: version, name: path)
+        try self.init(decoding: try readFileBytes(path), kind: kind, version: version, name: path)
     }
 
     public init(decoding bytes: [UInt8], kind: String, version: UInt32, name: String) throws(WaymarkError) {

@@ -116,11 +116,9 @@ public struct Trajectory: Sendable {
         ]
     }
 
-    /// Non-comment lines split into words; an absent file is a missing input.
+    /// Non-comment lines split into words.
     static func rows(_ path: String) throws(WaymarkError) -> [[Substring]] {
-        guard FileManager.default.fileExists(atPath: path) else { throw WaymarkError(.missingInput, "no such file: \(path)") }
-        guard let data = FileManager.default.contents(atPath: path) else { throw WaymarkError(.missingInput, "cannot read \(path)") }
-        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { line in
+        String(decoding: try readFileBytes(path), as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { line in
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," })
             return words.isEmpty || words[0].hasPrefix("#") ? nil : words
         }

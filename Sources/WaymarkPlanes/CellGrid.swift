@@ -13,10 +13,9 @@ struct CellGrid {
     var covariances: [SymmetricMatrix3]
     /// Valid points in all cells.
     var validCount = 0.0
-    /// Per cell: its plane (normal towards the sensor), mean depth, and whether it is planar.
+    /// Per cell: its plane (normal towards the sensor) and whether it is planar.
     var normals: [SIMD3<Double>]
     var offsets: [Double]
-    var depths: [Float]
     var planar: [Bool]
 
     /// Cosine of the steepest view of a surface a cell may have: 78°.
@@ -32,7 +31,6 @@ struct CellGrid {
         covariances = [SymmetricMatrix3](repeating: SymmetricMatrix3(xx: 0, xy: 0, xz: 0, yy: 0, yz: 0, zz: 0), count: count)
         normals = [SIMD3<Double>](repeating: .zero, count: count)
         offsets = [Double](repeating: 0, count: count)
-        depths = [Float](repeating: 0, count: count)
         planar = [Bool](repeating: false, count: count)
         let width = points.width
         let height = points.height
@@ -53,10 +51,9 @@ struct CellGrid {
                             covariances[cell] = cellMoments.covariance
                             guard let fit = cellMoments.fitPlane() else { continue }
                             let plane = fit.plane.facing(.zero)
-                            let depth = Float(moments[cell].centroid.z)
+                            let depth = Float(centroids[cell].z)
                             normals[cell] = plane.normal
                             offsets[cell] = plane.offset
-                            depths[cell] = depth
                             let noise = 0.5 * Double(tolerance.at(depth: depth))
                             // A plane seen almost edge-on is what a cell straddling a depth
                             // jump fits (two strips at two depths); real surfaces that steep
@@ -155,7 +152,7 @@ struct CellPlaneProblem: RansacProblem {
     @inline(__always)
     func isInlier(_ cell: Int, of plane: Plane) -> Bool {
         guard (grid.normals[cell] * plane.normal).sum() >= minimumCosine else { return false }
-        let limit = Double(tolerance.at(depth: grid.depths[cell]))
+        let limit = Double(tolerance.at(depth: Float(grid.centroids[cell].z)))
         let shift = plane.signedDistance(to: grid.centroids[cell])
         return grid.covariances[cell].quadraticForm(plane.normal) + shift * shift <= limit * limit
     }

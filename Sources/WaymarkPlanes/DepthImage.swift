@@ -12,7 +12,7 @@ public struct DepthImage: Sendable {
         precondition(width > 0 && height > 0 && metres.count == width * height, "depth values do not match the size")
         self.width = width
         self.height = height
-        self.metres = metres.map { $0.isFinite && $0 > 0 ? $0 : 0 }
+        self.metres = metres.map(Self.cleaned)
     }
 
     /// Metres per stored unit when none is given: millimetres for 16-bit images, metres for float.
@@ -33,8 +33,15 @@ public struct DepthImage: Sendable {
         case .uint16: unit = Float(scale ?? Self.defaultScaleFor16Bit)
         case .float32: unit = Float(scale ?? 1)
         }
-        self.init(width: raster.width, height: raster.height, metres: raster.values.map { $0 * unit })
+        // Scaled and cleaned in one pass (the per-frame path of `waymark process`).
+        width = raster.width
+        height = raster.height
+        metres = raster.values.map { Self.cleaned($0 * unit) }
     }
+
+    /// A measurement, or 0 for none.
+    @inline(__always)
+    static func cleaned(_ metres: Float) -> Float { metres.isFinite && metres > 0 ? metres : 0 }
 
     public var validCount: Int { metres.reduce(0) { $0 + ($1 > 0 ? 1 : 0) } }
 }

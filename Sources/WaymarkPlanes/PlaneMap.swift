@@ -57,7 +57,11 @@ public struct PlaneMap: Sendable {
     private var nextID = 1
     private var frame = -1
 
+    /// `options.down` may have any length (not zero); the map keeps it as a unit vector.
     public init(options: PlaneMapOptions = PlaneMapOptions()) {
+        precondition((options.down * options.down).sum() > 0, "gravity needs a direction")
+        var options = options
+        options.down = normalize(options.down)
         self.options = options
     }
 

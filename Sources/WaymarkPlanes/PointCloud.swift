@@ -32,24 +32,12 @@ public struct PointCloud: Sendable {
     /// Reads `.ply` (ascii, binary little- or big-endian) or `.pcd` (ascii, binary,
     /// binary_compressed) by extension.
     public init(contentsOf path: String) throws(WaymarkError) {
-        let bytes = try Self.readBytes(path)
+        let bytes = try readFileBytes(path)
         switch (path as NSString).pathExtension.lowercased() {
         case "ply": self = try PLYFile.decode(bytes, path: path)
         case "pcd": self = try PCDFile.decode(bytes, path: path)
         default: throw WaymarkError(.usage, "\(path): point clouds are read from .ply or .pcd files")
         }
-    }
-
-    static func readBytes(_ path: String) throws(WaymarkError) -> [UInt8] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw WaymarkError(.missingInput, "no such file: \(path)")
-        }
-        guard !isDirectory.boolValue else { throw WaymarkError(.badData, "is a directory, not a file: \(path)") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw WaymarkError(.missingInput, "cannot read \(path)")
-        }
-        return [UInt8](data)
     }
 }
 

@@ -27,7 +27,7 @@ enum SequenceProcessing {
         let withColor = sequence.frames.allSatisfy { $0.colorPath != nil }
         let odometry = sequence.hasPoses ? nil : RGBDOdometry(intrinsics: intrinsics, method: withColor ? .rgbdICP : .icp)
         if odometry != nil { mapOptions.down = SIMD3(0, 1, 0) }
-        if let gravity = try arguments.value("--gravity") { mapOptions.down = normalized(try PlanesCommand.parseGravity(gravity)) }
+        if let gravity = try arguments.value("--gravity") { mapOptions.down = try PlanesCommand.parseGravity(gravity) }
         let trajectoryPath = try arguments.value("--trajectory")
         var trajectory = Trajectory(samples: [])
         var trackedPose = RigidTransform(rotation: [1, 0, 0, 0, 1, 0, 0, 0, 1], translation: [0, 0, 0])
@@ -131,6 +131,4 @@ enum SequenceProcessing {
             ("references", .array(references.map { .string($0.name) })),
         ])
     }
-
-    private static func normalized(_ v: SIMD3<Double>) -> SIMD3<Double> { v / (v * v).sum().squareRoot() }
 }

@@ -201,7 +201,7 @@ public struct Walkthrough: Sendable {
         var frames: [Frame] = []
         var time = 0.0
         var previous: RigidTransform?
-        for (number, (segment, seconds, start, end)) in plan.enumerated() {
+        for (segment, seconds, start, end) in plan {
             // The textureless segment starts after a jump; the return view after a 4 s gap.
             if segment == .returnView { time += 4 }
             let count = Int((seconds * fps).rounded())
@@ -214,15 +214,15 @@ public struct Walkthrough: Sendable {
                 let yaw = start.yaw + (end.yaw - start.yaw) * s + shake(t, 3) * 0.4
                 let pitch = start.pitch + (end.pitch - start.pitch) * s + shake(t, 4) * 0.4
                 let pose = Self.pose(position, yaw: yaw, pitch: pitch)
+                // Motion blur: the exposure sweeps from the previous frame's pose to this one.
                 var exposure = [pose]
-                if segment == .fast, let previous {
+                if segment == .fast, step > 0, let previous {
                     exposure = (1...4).map { k in Self.interpolate(previous, pose, Double(k) / 4) }
                 }
-                let newPlan = step == 0 && number > 0 && segment != plan[number - 1].0
                 frames.append(Frame(
                     index: frames.count, timestamp: t, cameraToWorld: pose,
                     segment: segment == .returnView && step == 0 ? .afterInterruption : segment,
-                    brightness: segment == .dark ? 0.08 : 1, exposure: newPlan && segment == .fast ? [pose] : exposure))
+                    brightness: segment == .dark ? 0.08 : 1, exposure: exposure))
                 previous = pose
             }
             time += seconds

@@ -49,6 +49,19 @@ struct PlanesSuite {
         return frames
     }
 
+    /// mOSD's table mask, or Middlebury's ground-truth plane labels.
+    enum Truth {
+        case mask([Bool])
+        case planes([Int])
+    }
+
+    struct Loaded {
+        var frame: Frame
+        var depth: DepthImage
+        var intrinsics: Intrinsics
+        var truth: Truth?
+    }
+
     struct Reply: Decodable {
         struct Method: Decodable {
             var ms: Double
@@ -80,19 +93,24 @@ struct PlanesSuite {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let frames = frames()
-        var loaded: [(Frame, DepthImage, Intrinsics, [Int]?)] = []
+        var loaded: [Loaded] = []
         for frame in frames {
             if let scene = frame.middlebury {
                 guard let middlebury = try MiddleburyDepth(scene) else { throw BenchError("missing \(frame.depth)") }
-                loaded.append((frame, middlebury.depth, middlebury.intrinsics, DisparityPlanes(middlebury.disparity).labels))
+                loaded.append(Loaded(frame: frame, depth: middlebury.depth, intrinsics: middlebury.intrinsics,
+                                     truth: .planes(DisparityPlanes(middlebury.disparity).labels)))
             } else {
-                let path = datasets.appendingPathComponent(frame.depth).path
-                loaded.append((frame, try DepthImage(contentsOf: path, scale: frame.scale), frame.intrinsics, nil))
+                let depth = try DepthImage(contentsOf: datasets.appendingPathComponent(frame.depth).path, scale: frame.scale)
+                let truth = try frame.mask.map { (mask: String) throws -> Truth in
+                    .mask(try Raster(contentsOf: datasets.appendingPathComponent(mask).path).values.map { $0 > 0 })
+                }
+                loaded.append(Loaded(frame: frame, depth: depth, intrinsics: frame.intrinsics, truth: truth))
             }
         }
         let detector = try PlaneDetector()
         var rows: [Row] = []
-        for (frame, depth, intrinsics, _) in loaded {
+        for entry in loaded {
+            let (frame, depth, intrinsics) = (entry.frame, entry.depth, entry.intrinsics)
             _ = detector.detect(in: depth, intrinsics: intrinsics)
             var times: [Double] = []
             var found: PlaneDetection?
@@ -103,18 +121,18 @@ struct PlanesSuite {
             }
             let labels = found!.labels.map { Int($0) }
             rows.append(Row(name: frame.name, size: "\(depth.width)×\(depth.height)", ours: Summary(times).median,
-                            oursPlanes: found!.planes.count, oursScore: try score(labels, frame, loaded), rgbd: nil,
+                            oursPlanes: found!.planes.count, oursScore: score(labels, entry.truth), rgbd: nil,
                             rgbdScore: "", open3d: nil, open3dScore: ""))
         }
-        let reply = try baseline?.run(task: task(loaded.map { ($0.0, $0.2) }), as: Reply.self)
+        let reply = try baseline?.run(task: task(loaded.map { ($0.frame, $0.intrinsics) }), as: Reply.self)
         for (index, result) in (reply?.frames ?? []).enumerated() {
             rows[index].rgbd = result.rgbdplane.ms
-            rows[index].rgbdScore = try score(try Raster(contentsOf: result.rgbdplane.labels).values.map { Int($0) },
-                                              loaded[index].0, loaded)
+            rows[index].rgbdScore = score(try Raster(contentsOf: result.rgbdplane.labels).values.map { Int($0) },
+                                          loaded[index].truth)
             if let open3d = result.open3d {
                 rows[index].open3d = open3d.ms
-                rows[index].open3dScore = try score(try Raster(contentsOf: open3d.labels).values.map { Int($0) },
-                                                    loaded[index].0, loaded)
+                rows[index].open3dScore = score(try Raster(contentsOf: open3d.labels).values.map { Int($0) },
+                                                loaded[index].truth)
             }
         }
         report(rows, reply: reply)
@@ -136,18 +154,13 @@ struct PlanesSuite {
     }
 
     /// Table IoU for mOSD, "k/n planes" (SegComp at 80%) for Middlebury, nothing otherwise.
-    private func score(_ labels: [Int], _ frame: Frame, _ loaded: [(Frame, DepthImage, Intrinsics, [Int]?)]) throws
-        -> String
-    {
-        if let mask = frame.mask {
-            let truth = try Raster(contentsOf: datasets.appendingPathComponent(mask).path).values.map { $0 > 0 }
-            return "IoU " + format(PlaneScores.bestMatch(for: truth, among: labels).iou, 3)
+    private func score(_ labels: [Int], _ truth: Truth?) -> String {
+        switch truth {
+        case .mask(let mask): "IoU " + format(PlaneScores.bestMatch(for: mask, among: labels).iou, 3)
+        case .planes(let regions):
+            "\(PlaneScores.correctDetections(truth: regions, detected: labels, overlap: 0.8))/\(regions.max() ?? 0) planes"
+        case nil: ""
         }
-        if let truth = loaded.first(where: { $0.0.name == frame.name })?.3 {
-            let count = truth.max() ?? 0
-            return "\(PlaneScores.correctDetections(truth: truth, detected: labels, overlap: 0.8))/\(count) planes"
-        }
-        return ""
     }
 
     private func task(_ frames: [(Frame, Intrinsics)]) -> [String: Any] {
