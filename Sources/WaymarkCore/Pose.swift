@@ -1,3 +1,5 @@
+import Foundation
+
 /// A rigid transform: X' = R X + t. Rotation row-major, translation in metres.
 public struct RigidTransform: Equatable, Sendable {
     public var rotation: [Double]
@@ -31,7 +33,7 @@ extension RigidTransform {
         let (p, q) = (a.rotation, b.rotation)
         var r = [Double](repeating: 0, count: 9)
         for i in 0..<3 { for j in 0..<3 { r[i * 3 + j] = p[i * 3] * q[j] + p[i * 3 + 1] * q[3 + j] + p[i * 3 + 2] * q[6 + j] } }
-        let t = a.apply(SIMD3(b.translation[0], b.translation[1], b.translation[2]))
+        let t = a.apply(b.translationVector)
         return RigidTransform(rotation: r, translation: [t.x, t.y, t.z])
     }
 
@@ -39,7 +41,7 @@ extension RigidTransform {
         let r = rotation
         let transposed = [r[0], r[3], r[6], r[1], r[4], r[7], r[2], r[5], r[8]]
         let t = RigidTransform(rotation: transposed, translation: [0, 0, 0])
-            .apply(SIMD3(-translation[0], -translation[1], -translation[2]))
+            .apply(-translationVector)
         return RigidTransform(rotation: transposed, translation: [t.x, t.y, t.z])
     }
 
@@ -49,4 +51,24 @@ extension RigidTransform {
         return SIMD3(r[0] * v.x + r[3] * v.y + r[6] * v.z, r[1] * v.x + r[4] * v.y + r[7] * v.z,
                      r[2] * v.x + r[5] * v.y + r[8] * v.z)
     }
+}
+
+extension RigidTransform {
+    /// Distance between the translations, metres, and the angle of the relative rotation,
+    /// degrees: how far apart two poses are.
+    public func difference(to other: RigidTransform) -> (translation: Double, rotationDegrees: Double) {
+        let d = zip(translation, other.translation).map { $0 - $1 }
+        let trace = (0..<3).reduce(0.0) { sum, i in
+            sum + (0..<3).reduce(0.0) { $0 + rotation[3 * $1 + i] * other.rotation[3 * $1 + i] }
+        }
+        let angle = acos(min(1, max(-1, (trace - 1) / 2))) * 180 / .pi
+        return ((d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).squareRoot(), angle)
+    }
+}
+
+extension RigidTransform {
+    public var translationVector: SIMD3<Double> { SIMD3(translation[0], translation[1], translation[2]) }
+
+    /// R⁻¹·(p − t): for a camera-to-world pose, a world point in camera coordinates.
+    public func applyInverse(_ p: SIMD3<Double>) -> SIMD3<Double> { applyInverseRotation(p - translationVector) }
 }

@@ -29,12 +29,17 @@ public struct SectionedFile: Sendable, Equatable {
     public func section(_ tag: String) -> [UInt8]? { sections.first { $0.tag == tag }?.bytes }
 
     public func encoded() -> [UInt8] {
-        var out = Self.magic + Array(kind.utf8)
-        out += Self.bytes(version) + Self.bytes(UInt32(sections.count))
+        var out = ByteWriter()
+        out.append(Self.magic + Array(kind.utf8))
+        out.append(version)
+        out.append(UInt32(sections.count))
         for section in sections {
-            out += Array(section.tag.utf8) + Self.bytes(UInt64(section.bytes.count)) + section.bytes
+            out.append(Array(section.tag.utf8))
+            out.append(UInt64(section.bytes.count))
+            out.append(section.bytes)
         }
-        return out + Self.bytes(CRC32.checksum(out))
+        out.append(CRC32.checksum(out.bytes))
+        return out.bytes
     }
 
     /// Writes through a sibling temporary file that replaces `path` only once it is complete
@@ -104,12 +109,9 @@ public struct SectionedFile: Sendable, Equatable {
         self.init(kind: kind, version: version, sections: sections)
     }
 
-    private static func bytes<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
-
     private static func integer<T: FixedWidthInteger>(_ bytes: [UInt8], at offset: Int, as: T.Type) -> T {
-        var value: T = 0
-        for k in 0..<MemoryLayout<T>.size { value |= T(bytes[offset + k]) << (8 * k) }
-        return value
+        var reader = ByteReader(bytes, offset: offset, name: "")
+        return try! reader.read(T.self)
     }
 
     private static func lastError() -> String { String(cString: strerror(errno)) }

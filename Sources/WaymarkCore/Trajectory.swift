@@ -17,7 +17,7 @@ public struct Trajectory: Sendable {
     public init(samples: [Sample]) { self.samples = samples }
 
     public var positions: [SIMD3<Double>] {
-        samples.map { SIMD3($0.pose.translation[0], $0.pose.translation[1], $0.pose.translation[2]) }
+        samples.map(\.pose.translationVector)
     }
 
     /// TUM format: "timestamp tx ty tz qx qy qz qw" lines, # comments; sorted by time.

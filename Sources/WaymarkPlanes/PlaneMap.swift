@@ -76,7 +76,7 @@ public struct PlaneMap: Sendable {
     /// Adds one frame's planes, seen from `cameraToWorld`.
     public mutating func integrate(_ detection: PlaneDetection, cameraToWorld: RigidTransform) -> Update {
         frame += 1
-        let camera = SIMD3(cameraToWorld.translation[0], cameraToWorld.translation[1], cameraToWorld.translation[2])
+        let camera = cameraToWorld.translationVector
         var events: [PlaneEvent] = []
         var touched = Set<Int>()
         var assigned: [Int?] = []

@@ -70,7 +70,7 @@ struct PointMoments: Sendable {
             let row = [rows.0, rows.1, rows.2][j]
             return rc.0[i] * row.x + rc.1[i] * row.y + rc.2[i] * row.z
         }
-        let mean = rotate(centroid) + SIMD3(transform.translation[0], transform.translation[1], transform.translation[2])
+        let mean = rotate(centroid) + transform.translationVector
         var out = PointMoments()
         out.count = count
         out.sum = mean * count

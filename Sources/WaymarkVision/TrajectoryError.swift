@@ -57,7 +57,7 @@ public struct AbsoluteTrajectoryError: Sendable {
             let r = transform.rotation
             let moved = SIMD3(r[0] * p.x + r[1] * p.y + r[2] * p.z, r[3] * p.x + r[4] * p.y + r[5] * p.z,
                               r[6] * p.x + r[7] * p.y + r[8] * p.z) * scale
-                + SIMD3(transform.translation[0], transform.translation[1], transform.translation[2])
+                + transform.translationVector
             let d = moved - q
             return (d * d).sum().squareRoot()
         }

@@ -41,7 +41,7 @@ import WaymarkVision
         let c = cos(0.3), s = sin(0.3)
         let motion = RigidTransform(rotation: [c, -s, 0, s, c, 0, 0, 0, 1], translation: [0.5, -1, 2])
         let moved = Trajectory(samples: truth.samples.map { sample in
-            let p = motion.apply(SIMD3(sample.pose.translation[0], sample.pose.translation[1], sample.pose.translation[2]))
+            let p = motion.apply(sample.pose.translationVector)
             return Trajectory.Sample(timestamp: sample.timestamp + 0.003,
                                      pose: RigidTransform(rotation: sample.pose.rotation, translation: [p.x, p.y, p.z]))
         })
