@@ -8,6 +8,14 @@ public struct Keypoint: Equatable, Sendable {
     public var angle: Double
     public var response: Double
     public var octave: Int
+
+    public init(location: Point2, size: Double, angle: Double, response: Double, octave: Int) {
+        self.location = location
+        self.size = size
+        self.angle = angle
+        self.response = response
+        self.octave = octave
+    }
 }
 
 public struct FeatureOptions: Equatable, Sendable {

@@ -267,6 +267,22 @@ cs_status cs_pose_estimate_planar(const double *object_points, const float *imag
                                   const double intrinsics[4], double rotation[9], double translation[3],
                                   double *rms_error, cs_error *error);
 
+typedef struct cs_pnp_options {
+    double threshold;       /* reprojection threshold, pixels */
+    int32_t max_iterations;
+    double confidence;
+} cs_pnp_options;
+
+/* Camera pose from 2D-3D correspondences: RANSAC over AP3P samples (OpenCV's fixed-seed
+   RANSAC, so repeatable), then Levenberg-Marquardt on the inliers and the inliers taken again
+   under the refined pose. Outputs the world-to-camera rotation (row-major 3x3) and
+   translation, `inliers` (n bytes, may be NULL), the inlier count and their RMS reprojection
+   error in pixels. `found` is 0 when no pose was found (not an error). */
+cs_status cs_pose_estimate_ransac(const double *object_points, const float *image_points, size_t count,
+                                  const double intrinsics[4], const cs_pnp_options *options, double rotation[9],
+                                  double translation[3], uint8_t *inliers, size_t *inlier_count,
+                                  double *rms_error, int32_t *found, cs_error *error);
+
 /* ---- Video ---- */
 
 typedef struct cs_video_reader cs_video_reader;

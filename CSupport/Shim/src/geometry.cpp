@@ -17,6 +17,22 @@ std::vector<cv::Point2f> to_opencv_points(const float *xy, size_t count) {
     return points;
 }
 
+// 2D-3D correspondences and the camera matrix, moved to OpenCV's pixel convention.
+struct PnPInput {
+    std::vector<cv::Point3d> object;
+    std::vector<cv::Point2d> image;
+    cv::Matx33d camera;
+
+    PnPInput(const double *object_points, const float *image_points, size_t count, const double intrinsics[4])
+        : object(count), image(count),
+          camera(intrinsics[0], 0, intrinsics[2] - 0.5, 0, intrinsics[1], intrinsics[3] - 0.5, 0, 0, 1) {
+        for (size_t i = 0; i < count; ++i) {
+            object[i] = {object_points[3 * i], object_points[3 * i + 1], object_points[3 * i + 2]};
+            image[i] = {image_points[2 * i] - 0.5, image_points[2 * i + 1] - 0.5};
+        }
+    }
+};
+
 } // namespace
 
 extern "C" {
@@ -128,12 +144,10 @@ cs_status cs_pose_estimate_planar(const double *object_points, const float *imag
         cs::require(object_points && image_points && intrinsics && rotation && translation && rms_error,
                     "cs_pose_estimate_planar: NULL argument");
         cs::require(count >= 4, "cs_pose_estimate_planar: needs at least 4 points");
-        std::vector<cv::Point3d> object(count);
-        for (size_t i = 0; i < count; ++i)
-            object[i] = {object_points[3 * i], object_points[3 * i + 1], object_points[3 * i + 2]};
-        std::vector<cv::Point2d> image(count);
-        for (size_t i = 0; i < count; ++i) image[i] = {image_points[2 * i] - 0.5, image_points[2 * i + 1] - 0.5};
-        cv::Matx33d k(intrinsics[0], 0, intrinsics[2] - 0.5, 0, intrinsics[1], intrinsics[3] - 0.5, 0, 0, 1);
+        const PnPInput input(object_points, image_points, count, intrinsics);
+        const auto &object = input.object;
+        const auto &image = input.image;
+        const cv::Matx33d &k = input.camera;
         cv::Mat rvec, tvec;
         if (!cv::solvePnP(object, image, k, cv::noArray(), rvec, tvec, false, cv::SOLVEPNP_IPPE))
             throw cs::Failure(CS_INTERNAL, "planar pose estimation did not converge");
@@ -149,6 +163,61 @@ cs_status cs_pose_estimate_planar(const double *object_points, const float *imag
             sum += dx * dx + dy * dy;
         }
         *rms_error = std::sqrt(sum / double(count));
+    });
+}
+
+cs_status cs_pose_estimate_ransac(const double *object_points, const float *image_points, size_t count,
+                                  const double intrinsics[4], const cs_pnp_options *options, double rotation[9],
+                                  double translation[3], uint8_t *inliers, size_t *inlier_count,
+                                  double *rms_error, int32_t *found, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(intrinsics && options && rotation && translation && inlier_count && rms_error && found,
+                    "cs_pose_estimate_ransac: NULL argument");
+        cs::require(count == 0 || (object_points && image_points), "cs_pose_estimate_ransac: NULL points");
+        *found = 0;
+        *inlier_count = 0;
+        *rms_error = 0;
+        if (inliers) std::fill(inliers, inliers + count, uint8_t(0));
+        if (count < 6) return;
+        const PnPInput input(object_points, image_points, count, intrinsics);
+        const auto &object = input.object;
+        const auto &image = input.image;
+        const cv::Matx33d &k = input.camera;
+        cv::Mat rvec, tvec;
+        std::vector<int> sample_inliers;
+        if (!cv::solvePnPRansac(object, image, k, cv::noArray(), rvec, tvec, false, options->max_iterations,
+                                float(options->threshold), options->confidence, sample_inliers, cv::SOLVEPNP_AP3P) ||
+            sample_inliers.size() < 6)
+            return;
+        std::vector<cv::Point3d> refine_object;
+        std::vector<cv::Point2d> refine_image;
+        for (int i : sample_inliers) {
+            refine_object.push_back(object[size_t(i)]);
+            refine_image.push_back(image[size_t(i)]);
+        }
+        cv::solvePnPRefineLM(refine_object, refine_image, k, cv::noArray(), rvec, tvec);
+        std::vector<cv::Point2d> projected;
+        cv::projectPoints(object, rvec, tvec, k, cv::noArray(), projected);
+        cv::Matx33d r;
+        cv::Rodrigues(rvec, r);
+        const double threshold2 = options->threshold * options->threshold;
+        double sum = 0;
+        size_t n = 0;
+        for (size_t i = 0; i < count; ++i) {
+            const cv::Point3d &p = object[i];
+            double z = r(2, 0) * p.x + r(2, 1) * p.y + r(2, 2) * p.z + tvec.at<double>(2);
+            double dx = projected[i].x - image[i].x, dy = projected[i].y - image[i].y;
+            double e2 = dx * dx + dy * dy;
+            if (z <= 0 || e2 > threshold2) continue;
+            if (inliers) inliers[i] = 1;
+            sum += e2;
+            ++n;
+        }
+        for (int i = 0; i < 9; ++i) rotation[i] = r(i / 3, i % 3);
+        for (int i = 0; i < 3; ++i) translation[i] = tvec.at<double>(i);
+        *inlier_count = n;
+        *rms_error = n > 0 ? std::sqrt(sum / double(n)) : 0;
+        *found = n >= 6 ? 1 : 0;
     });
 }
 
