@@ -26,7 +26,10 @@ let package = Package(
         .target(name: "WaymarkImages", dependencies: ["WaymarkCore", "WaymarkVision"], swiftSettings: strict),
         .target(name: "WaymarkPlanes", dependencies: ["WaymarkCore", "WaymarkVision"], swiftSettings: strict),
         .target(
-            name: "Waymark", dependencies: ["WaymarkCore", "WaymarkVision", "WaymarkImages", "WaymarkPlanes"],
+            name: "WaymarkRelocalization", dependencies: ["WaymarkCore", "WaymarkVision"], swiftSettings: strict),
+        .target(
+            name: "Waymark",
+            dependencies: ["WaymarkCore", "WaymarkVision", "WaymarkImages", "WaymarkPlanes", "WaymarkRelocalization"],
             swiftSettings: strict),
         .executableTarget(name: "waymark", dependencies: ["Waymark"], swiftSettings: strict),
         .executableTarget(
@@ -41,6 +44,9 @@ let package = Package(
             name: "WaymarkImagesTests", dependencies: ["WaymarkImages", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "WaymarkPlanesTests", dependencies: ["WaymarkPlanes", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "WaymarkRelocalizationTests", dependencies: ["WaymarkRelocalization", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "waymarkCLITests", dependencies: ["TestSupport", "waymark"], swiftSettings: strict),
     ],
     cxxLanguageStandard: .cxx17

@@ -2,3 +2,4 @@
 @_exported import WaymarkImages
 @_exported import WaymarkVision
 @_exported import WaymarkPlanes
+@_exported import WaymarkRelocalization

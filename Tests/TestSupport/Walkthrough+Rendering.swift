@@ -43,7 +43,7 @@ extension Walkthrough {
     /// Calls `hit(pixel index, depth, surface id, colour)` for the nearest surface along each pixel's ray.
     private func cast(from pose: RigidTransform, hit: (Int, Double, Int, (UInt8, UInt8, UInt8)) -> Void) {
         let r = pose.rotation
-        let centre = SIMD3(pose.translation[0], pose.translation[1], pose.translation[2])
+        let centre = pose.translationVector
         let extents = surfaces.map { (($0.u * $0.u).sum().squareRoot(), ($0.v * $0.v).sum().squareRoot()) }
         for row in 0..<height {
             for column in 0..<width {

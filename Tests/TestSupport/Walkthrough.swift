@@ -94,33 +94,36 @@ public struct Walkthrough: Sendable {
         let f = 525.0 * Double(width) / 640
         intrinsics = Intrinsics(fx: f, fy: f, cx: Double(width) / 2, cy: Double(height) / 2)
         var generator = SeededGenerator(seed: seed)
-        func wallpaper(_ tint: (Double, Double, Double), _ salt: UInt64) -> Texture {
-            let gray = syntheticTexture(width: 256, height: 256, seed: seed &+ salt).pixels
+        // As large as its surface: a tiled texture would repeat itself exactly every few
+        // metres, a place no relocalizer could tell from its copies.
+        func wallpaper(_ tint: (Double, Double, Double), _ salt: UInt64, _ extent: (u: Double, v: Double)) -> Texture {
+            let (w, h) = (Int((extent.u * 160).rounded(.up)), Int((extent.v * 160).rounded(.up)))
+            let gray = syntheticTexture(width: w, height: h, seed: seed &+ salt).pixels
             let pixels = gray.flatMap { g -> [UInt8] in
                 [UInt8(Double(g) * tint.0), UInt8(Double(g) * tint.1), UInt8(Double(g) * tint.2)]
             }
-            return Texture(width: 256, height: 256, pixels: pixels, pixelsPerMetre: 160)
+            return Texture(width: w, height: h, pixels: pixels, pixelsPerMetre: 160)
         }
         let (x0, x1, y1, z0, z1) = (-3.0, 3.0, 2.6, -2.5, 2.5)
         surfaces = [
             Surface(id: 1, name: "floor", kind: "floor", origin: SIMD3(x0, 0, z0), u: SIMD3(x1 - x0, 0, 0),
-                    v: SIMD3(0, 0, z1 - z0), normal: SIMD3(0, 1, 0), texture: wallpaper((0.55, 0.75, 0.95), 1)),
+                    v: SIMD3(0, 0, z1 - z0), normal: SIMD3(0, 1, 0), texture: wallpaper((0.55, 0.75, 0.95), 1, (x1 - x0, z1 - z0))),
             Surface(id: 2, name: "ceiling", kind: "ceiling", origin: SIMD3(x0, y1, z0), u: SIMD3(x1 - x0, 0, 0),
-                    v: SIMD3(0, 0, z1 - z0), normal: SIMD3(0, -1, 0), texture: wallpaper((0.9, 0.9, 0.9), 2)),
+                    v: SIMD3(0, 0, z1 - z0), normal: SIMD3(0, -1, 0), texture: wallpaper((0.9, 0.9, 0.9), 2, (x1 - x0, z1 - z0))),
             Surface(id: 3, name: "north wall", kind: "wall", origin: SIMD3(x0, 0, z0), u: SIMD3(x1 - x0, 0, 0),
-                    v: SIMD3(0, y1, 0), normal: SIMD3(0, 0, 1), texture: wallpaper((0.8, 0.9, 0.85), 3)),
+                    v: SIMD3(0, y1, 0), normal: SIMD3(0, 0, 1), texture: wallpaper((0.8, 0.9, 0.85), 3, (x1 - x0, y1))),
             Surface(id: 4, name: "south wall", kind: "wall", origin: SIMD3(x0, 0, z1), u: SIMD3(x1 - x0, 0, 0),
-                    v: SIMD3(0, y1, 0), normal: SIMD3(0, 0, -1), texture: wallpaper((0.85, 0.8, 0.9), 4)),
+                    v: SIMD3(0, y1, 0), normal: SIMD3(0, 0, -1), texture: wallpaper((0.85, 0.8, 0.9), 4, (x1 - x0, y1))),
             Surface(id: 5, name: "west wall", kind: "wall", origin: SIMD3(x0, 0, z0), u: SIMD3(0, 0, z1 - z0),
-                    v: SIMD3(0, y1, 0), normal: SIMD3(1, 0, 0), texture: wallpaper((0.9, 0.85, 0.8), 5)),
+                    v: SIMD3(0, y1, 0), normal: SIMD3(1, 0, 0), texture: wallpaper((0.9, 0.85, 0.8), 5, (z1 - z0, y1))),
             // Painted plain: the textureless wall.
             Surface(id: 6, name: "east wall", kind: "wall", origin: SIMD3(x1, 0, z0), u: SIMD3(0, 0, z1 - z0),
                     v: SIMD3(0, y1, 0), normal: SIMD3(-1, 0, 0), texture: .flat(196, 204, 210)),
             Surface(id: 7, name: "table", kind: "table", origin: SIMD3(-0.6, 0.75, -1.5), u: SIMD3(1.2, 0, 0),
-                    v: SIMD3(0, 0, 0.8), normal: SIMD3(0, 1, 0), texture: wallpaper((0.35, 0.55, 0.8), 7)),
+                    v: SIMD3(0, 0, 0.8), normal: SIMD3(0, 1, 0), texture: wallpaper((0.35, 0.55, 0.8), 7, (1.2, 0.8))),
             // As high as the table, apart from it: coplanar but a separate surface.
             Surface(id: 8, name: "side table", kind: "table", origin: SIMD3(1.6, 0.75, 0.6), u: SIMD3(0.8, 0, 0),
-                    v: SIMD3(0, 0, 0.8), normal: SIMD3(0, 1, 0), texture: wallpaper((0.4, 0.5, 0.7), 8)),
+                    v: SIMD3(0, 0, 0.8), normal: SIMD3(0, 1, 0), texture: wallpaper((0.4, 0.5, 0.7), 8, (0.8, 0.8))),
         ]
         var posters: [Poster] = []
         for (name, file, left, bottom, widthMetres, surfaceID) in [

@@ -1,0 +1,74 @@
+import WaymarkCore
+import WaymarkVision
+
+/// A posed camera view kept in the world map: the features whose world position is known, so
+/// that the place can be recognised and the camera's pose solved when it comes back.
+public final class Keyframe {
+    public let id: Int
+    public let timestamp: Double
+    public let cameraToWorld: RigidTransform
+    public let intrinsics: Intrinsics
+    public let width: Int
+    public let height: Int
+    /// Only the features with a world position, in the order of `points`.
+    public let features: FeatureSet
+    /// World positions, metres.
+    public let points: [SIMD3<Double>]
+
+    public init(id: Int, timestamp: Double, cameraToWorld: RigidTransform, intrinsics: Intrinsics, width: Int,
+                height: Int, features: FeatureSet, points: [SIMD3<Double>])
+    {
+        precondition(features.count == points.count, "one world point per feature")
+        self.id = id
+        self.timestamp = timestamp
+        self.cameraToWorld = cameraToWorld
+        self.intrinsics = intrinsics
+        self.width = width
+        self.height = height
+        self.features = features
+        self.points = points
+    }
+
+    /// A keyframe from a gray image and its depth (metres, row-major, same size; 0 or NaN
+    /// where unknown). Features on a depth edge, whose depth could belong to either side, are
+    /// left out.
+    public convenience init(id: Int, timestamp: Double, gray: Image, depth: [Float], cameraToWorld: RigidTransform,
+                            intrinsics: Intrinsics, features options: FeatureOptions = FeatureOptions())
+    {
+        precondition(depth.count == gray.width * gray.height, "depth and image sizes differ")
+        let detected = FeatureSet(detectingIn: gray, options: options)
+        let keypoints = detected.keypoints
+        let descriptors = detected.descriptors
+        var kept: [Keypoint] = []
+        var keptDescriptors: [UInt8] = []
+        var points: [SIMD3<Double>] = []
+        for (i, keypoint) in keypoints.enumerated() {
+            guard let z = depthAt(keypoint.location, depth: depth, width: gray.width, height: gray.height) else { continue }
+            let camera = SIMD3((keypoint.location.x - intrinsics.cx) / intrinsics.fx * z,
+                               (keypoint.location.y - intrinsics.cy) / intrinsics.fy * z, z)
+            kept.append(keypoint)
+            keptDescriptors += descriptors[(i * FeatureSet.descriptorBytes)..<((i + 1) * FeatureSet.descriptorBytes)]
+            points.append(cameraToWorld.apply(camera))
+        }
+        self.init(id: id, timestamp: timestamp, cameraToWorld: cameraToWorld, intrinsics: intrinsics, width: gray.width,
+                  height: gray.height, features: FeatureSet(keypoints: kept, descriptors: keptDescriptors), points: points)
+    }
+
+    public var cameraCentre: SIMD3<Double> { cameraToWorld.translationVector }
+}
+
+/// The depth at a pixel when it and its 8 neighbours agree within 3 %: a smooth surface, not
+/// an edge between two.
+func depthAt(_ p: Point2, depth: [Float], width: Int, height: Int) -> Double? {
+    let (x, y) = (Int(p.x), Int(p.y))
+    guard x >= 1, y >= 1, x < width - 1, y < height - 1 else { return nil }
+    let centre = depth[y * width + x]
+    guard centre.isFinite, centre > 0.05 else { return nil }
+    for dy in -1...1 {
+        for dx in -1...1 {
+            let d = depth[(y + dy) * width + x + dx]
+            guard d.isFinite, d > 0, abs(d - centre) <= 0.03 * centre else { return nil }
+        }
+    }
+    return Double(centre)
+}

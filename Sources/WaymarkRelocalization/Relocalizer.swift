@@ -1,0 +1,174 @@
+import WaymarkCore
+import WaymarkVision
+
+public struct RelocalizationOptions: Equatable, Sendable {
+    public var features = FeatureOptions(maxFeatures: 1000)
+    /// Keyframes most alike the frame (bag of words) whose matches are pooled for the pose.
+    public var candidates = 3
+    public var ratio = 0.8
+    public var maximumDistance = 64
+    public var pose = CameraPoseOptions()
+    /// ORB-SLAM2's bar for accepting a relocalization.
+    public var minimumInliers = 50
+    /// Largest RMS reprojection error of the inliers, pixels.
+    public var maximumReprojectionError = 2.0
+    /// Largest first-order standard deviation of the camera centre, metres: a pose the inliers
+    /// pin down less well than this is refused however many there are.
+    public var maximumCentreUncertainty = 0.02
+    /// With the frame's depth: the largest median disagreement between the depth the pose
+    /// predicts for the inlier points and the depth measured there, as a fraction.
+    public var maximumDepthDisagreement = 0.05
+    /// A second pose this far from the best, metres or degrees, with half its support or more
+    /// makes the place ambiguous.
+    public var ambiguityDistance = 0.2
+    public var ambiguityDegrees = 5.0
+
+    public init() {}
+}
+
+/// The outcome of one attempt. Not being relocalized is a normal result; `reason` says why.
+public struct Relocalization: Sendable {
+    public enum Reason: String, Sendable {
+        case relocalized
+        case tooFewFeatures = "too_few_features"
+        case noSimilarPlace = "no_similar_place"
+        case tooFewInliers = "too_few_inliers"
+        case inaccurate = "inaccurate_pose"
+        case depthDisagrees = "depth_disagrees"
+        /// Another pose, far from the best one, explains the frame nearly as well (a repeated pattern).
+        case ambiguous = "ambiguous_place"
+    }
+
+    public var reason: Reason
+    /// Only when relocalized.
+    public var cameraToWorld: RigidTransform?
+    public var inliers: Int
+    /// The keyframe that contributed most inliers.
+    public var keyframe: Int?
+    public var rmsReprojectionError: Double?
+    /// First-order standard deviation of the camera centre, metres, from the inliers' geometry.
+    public var centreUncertainty: Double?
+
+    public var isRelocalized: Bool { reason == .relocalized }
+}
+
+/// Finds where a frame was taken in a world map: the keyframes most alike it by bag of words,
+/// their ratio-tested matches pooled into 2D-3D correspondences, the pose by PnP in RANSAC,
+/// then verified (inlier count, reprojection error, and the frame's depth when there is one).
+/// A frame of a place the map does not hold is refused rather than snapped to a keyframe.
+public final class Relocalizer {
+    public let map: WorldMap
+    public let options: RelocalizationOptions
+    private let places: BagOfWordsIndex
+    private let matcher: DescriptorIndex
+    private var enabled: [Bool]
+
+    /// Indexes the map as it is now; a relocalizer for a grown map is made anew.
+    public init(map: WorldMap, options: RelocalizationOptions = RelocalizationOptions(), seed: UInt64 = 1) {
+        precondition(map.keyframes.contains { $0.features.count > 0 }, "relocalization needs a map with keyframes")
+        precondition(options.candidates > 0 && options.minimumInliers >= 6, "needs candidates and ≥ 6 inliers")
+        self.map = map
+        self.options = options
+        let documents = map.keyframes.map(\.features)
+        // 1,000 words, 10,000 for large maps: with fewer, every word is in every keyframe of a
+        // small map and says nothing about which one a frame shows.
+        let descriptorCount = documents.reduce(0) { $0 + $1.count }
+        let depth = descriptorCount < 100_000 ? 3 : 4
+        places = BagOfWordsIndex(vocabulary: Vocabulary(training: documents, branching: 10, depth: depth, seed: seed),
+                                 documents: documents)
+        matcher = DescriptorIndex(sets: documents, search: .exact)
+        enabled = [Bool](repeating: false, count: documents.count)
+    }
+
+    public func relocalize(gray: Image, depth: [Float]? = nil, intrinsics: Intrinsics) -> Relocalization {
+        let features = FeatureSet(detectingIn: gray, options: options.features)
+        guard features.count >= options.minimumInliers else { return Relocalization(reason: .tooFewFeatures, inliers: 0) }
+        let candidates = places.rank(features, limit: options.candidates).map(\.document)
+        guard !candidates.isEmpty else { return Relocalization(reason: .noSimilarPlace, inliers: 0) }
+        let keypoints = features.keypoints
+        // Per query feature, its closest ratio-tested match over the candidates, each matched
+        // on its own (a point seen by two keyframes would fail a ratio test over both).
+        var pooled: [Int: FeatureMatch] = [:]
+        for k in candidates {
+            enabled[k] = true
+            for match in matcher.match(features, ratio: options.ratio, maxDistance: options.maximumDistance,
+                                       enabled: enabled)
+            where pooled[match.query].map({ match.distance < $0.distance }) ?? true {
+                pooled[match.query] = match
+            }
+            enabled[k] = false
+        }
+        let matches = pooled.values.sorted { $0.query < $1.query }
+        guard matches.count >= options.minimumInliers else {
+            return Relocalization(reason: .tooFewInliers, inliers: 0)
+        }
+        let world = matches.map { map.keyframes[$0.set].points[$0.train] }
+        let image = matches.map { keypoints[$0.query].location }
+        guard let estimate = estimateCameraPose(worldPoints: world, imagePoints: image, intrinsics: intrinsics,
+                                                options: options.pose)
+        else { return Relocalization(reason: .tooFewInliers, inliers: 0) }
+        guard estimate.inlierCount >= options.minimumInliers else {
+            return Relocalization(reason: .tooFewInliers, inliers: estimate.inlierCount)
+        }
+        var contributions = [Int: Int]()
+        for (match, inlier) in zip(matches, estimate.inliers) where inlier { contributions[match.set, default: 0] += 1 }
+        let keyframe = contributions.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }
+            .map { map.keyframes[$0.key].id }
+        let cameraToWorld = estimate.worldToCamera.inverse
+        var result = Relocalization(reason: .relocalized, cameraToWorld: cameraToWorld, inliers: estimate.inlierCount,
+                                    keyframe: keyframe, rmsReprojectionError: estimate.rmsReprojectionError)
+        let uncertainty = PoseUncertainty(
+            worldPoints: world, imagePoints: image, inliers: estimate.inliers, worldToCamera: estimate.worldToCamera,
+            intrinsics: intrinsics, rmsError: estimate.rmsReprojectionError)
+        result.centreUncertainty = uncertainty?.centre
+        if estimate.rmsReprojectionError > options.maximumReprojectionError
+            || (uncertainty?.centre ?? .infinity) > options.maximumCentreUncertainty
+        {
+            result.reason = .inaccurate
+        } else if let rival = rivalPose(world: world, image: image, besides: estimate, intrinsics: intrinsics),
+            rival.difference(to: cameraToWorld).translation > options.ambiguityDistance
+                || rival.difference(to: cameraToWorld).rotationDegrees > options.ambiguityDegrees
+        {
+            result.reason = .ambiguous
+        } else if let depth, let disagreement = Self.depthDisagreement(
+            world: world, image: image, inliers: estimate.inliers, worldToCamera: estimate.worldToCamera, depth: depth,
+            width: gray.width, height: gray.height), disagreement > options.maximumDepthDisagreement
+        {
+            result.reason = .depthDisagrees
+        }
+        if !result.isRelocalized { result.cameraToWorld = nil }
+        return result
+    }
+
+    /// The pose the correspondences left over by `best` support, when they support one with
+    /// at least half as many inliers (and the minimum).
+    private func rivalPose(world: [SIMD3<Double>], image: [Point2], besides best: CameraPoseEstimate,
+                           intrinsics: Intrinsics) -> RigidTransform?
+    {
+        let rest = world.indices.filter { !best.inliers[$0] }
+        let needed = max(options.minimumInliers, best.inlierCount / 2)
+        guard rest.count >= needed,
+            let rival = estimateCameraPose(worldPoints: rest.map { world[$0] }, imagePoints: rest.map { image[$0] },
+                                           intrinsics: intrinsics, options: options.pose),
+            rival.inlierCount >= needed
+        else { return nil }
+        return rival.worldToCamera.inverse
+    }
+
+    /// The median relative difference between predicted and measured depth over the inliers
+    /// where depth is measured, or nil when fewer than 10 have it.
+    private static func depthDisagreement(world: [SIMD3<Double>], image: [Point2], inliers: [Bool],
+                                          worldToCamera: RigidTransform, depth: [Float], width: Int, height: Int)
+        -> Double?
+    {
+        precondition(depth.count == width * height, "depth and image sizes differ")
+        var differences: [Double] = []
+        for i in world.indices where inliers[i] {
+            guard let measured = depthAt(image[i], depth: depth, width: width, height: height) else { continue }
+            differences.append(abs(worldToCamera.apply(world[i]).z - measured) / measured)
+        }
+        guard differences.count >= 10 else { return nil }
+        differences.sort()
+        return differences[differences.count / 2]
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Waymark
+
+/// World maps built from the walk-through's exact depth and poses, and the interruptions the
+/// relocalization tests and benchmark replay on it.
+extension Walkthrough {
+    public struct Interruption: Sendable {
+        public var name: String
+        /// Frames the map is built from: everything before the interruption.
+        public var before: Range<Int>
+        /// The frames after it, in order, that try to relocalize.
+        public var after: Range<Int>
+    }
+
+    /// One-second gaps in the scan at 2, 4.5 and 7 s, one at 8 s that resumes in the dark, and
+    /// the scripted 4 s gap before the return view, which comes back from another position and
+    /// angle than the scan's start.
+    public var interruptions: [Interruption] {
+        func frame(at seconds: Double) -> Int { frames.firstIndex { $0.timestamp >= seconds } ?? frames.count }
+        var list = [2.0, 4.5, 7, 8].map { t in
+            Interruption(name: "scan, 1 s gap at \(t) s" + (t == 8 ? ", resumes in the dark" : ""), before: 0..<frame(at: t),
+                         after: frame(at: t + 1)..<frame(at: t + 2))
+        }
+        if let resume = frames.firstIndex(where: { $0.segment == .afterInterruption }) {
+            list.append(Interruption(name: "return from another angle, 4 s gap", before: 0..<resume,
+                                     after: resume..<min(frames.count, resume + Int(framesPerSecond))))
+        }
+        return list
+    }
+
+    public func gray(_ frame: Frame) -> (gray: Image, depth: [Float]) {
+        let rendering = render(frame)
+        return (Image(width: width, height: height, channels: 3, pixels: rendering.color!).gray(), rendering.depth)
+    }
+
+    /// Keyframes wherever `policy` asks for one along `frames`, with the rendered depth and
+    /// the true poses.
+    public func worldMap(frames range: Range<Int>, policy: KeyframePolicy = KeyframePolicy()) -> WorldMap {
+        let map = WorldMap()
+        for frame in frames[range] where map.needsKeyframe(at: frame.cameraToWorld, policy: policy) {
+            let (gray, depth) = gray(frame)
+            map.add(Keyframe(id: map.nextKeyframeID, timestamp: frame.timestamp, gray: gray, depth: depth,
+                             cameraToWorld: frame.cameraToWorld, intrinsics: intrinsics, features: policy.features))
+        }
+        return map
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import TestSupport
+import WaymarkCore
+import WaymarkRelocalization
+import WaymarkVision
+
+@Suite struct WorldMapFileTests {
+    static func smallMap() -> WorldMap {
+        var generator = SeededGenerator(seed: 7)
+        let keypoints = (0..<40).map { i in
+            Keypoint(location: Point2(Double(i) * 7.5 + 0.25, Double(i % 9) * 11 + 0.5), size: 31, angle: Double(i) * 9,
+                     response: 0.001 * Double(i), octave: i % 4)
+        }
+        let descriptors = (0..<(40 * FeatureSet.descriptorBytes)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let points = (0..<40).map { (i: Int) -> SIMD3<Double> in
+            let x = Double(i) * 0.1
+            let y = Double(i % 3) - 0.5
+            return SIMD3(x, y, 2 + Double(i) / 7)
+        }
+        let pose = RigidTransform(rotation: [0, -1, 0, 1, 0, 0, 0, 0, 1], translation: [0.5, 1.25, -3])
+        let keyframe = Keyframe(id: 4, timestamp: 12.5, cameraToWorld: pose,
+                                intrinsics: Intrinsics(fx: 525, fy: 526, cx: 320, cy: 240), width: 640, height: 480,
+                                features: FeatureSet(keypoints: keypoints, descriptors: descriptors), points: points)
+        let anchors = [
+            WorldAnchor(id: 1, kind: .plane, name: "floor", transform: pose, extent: SIMD2(2.5, 1.75)),
+            WorldAnchor(id: 9, kind: .named, name: "lamp ✦", transform: pose.inverse),
+        ]
+        return WorldMap(keyframes: [keyframe], anchors: anchors)
+    }
+
+    @Test func roundTripKeepsEveryKeyframeAndAnchorExactly() throws {
+        let scratch = try Scratch()
+        let map = Self.smallMap()
+        try map.write(to: scratch.path("m.waymap"))
+        let loaded = try WorldMap(contentsOf: scratch.path("m.waymap"))
+        #expect(loaded.anchors == map.anchors)
+        let (a, b) = (map.keyframes[0], try #require(loaded.keyframes.first))
+        #expect(loaded.keyframes.count == 1)
+        #expect(b.id == a.id && b.timestamp == a.timestamp && b.cameraToWorld == a.cameraToWorld)
+        #expect(b.intrinsics == a.intrinsics && b.width == a.width && b.height == a.height)
+        #expect(b.points == a.points)
+        #expect(b.features.descriptors == a.features.descriptors)
+        // Keypoints are stored as 32-bit floats: exact for these values.
+        #expect(b.features.keypoints == a.features.keypoints)
+    }
+
+    @Test func brokenFilesAreErrorsThatSayWhatIsWrong() throws {
+        let scratch = try Scratch()
+        let path = scratch.path("m.waymap")
+        try Self.smallMap().write(to: path)
+        let good = try readFileBytes(path)
+        func message(_ bytes: [UInt8]) -> String {
+            _ = FileManager.default.createFile(atPath: scratch.path("bad.waymap"), contents: Data(bytes))
+            do throws(WaymarkError) {
+                _ = try WorldMap(contentsOf: scratch.path("bad.waymap"))
+                return "loaded"
+            } catch { return error.message }
+        }
+        #expect(message(Array(good.prefix(good.count / 2))).contains("truncated"))
+        var flipped = good
+        flipped[good.count / 2] ^= 0x40
+        #expect(message(flipped).contains("corrupt"))
+        var newer = good
+        newer[12] = 2
+        #expect(message(newer).contains("version 2"))
+        #expect(message(Array("{\"images\": []}".utf8)).contains("not a Waymark WMAP file"))
+        let other = SectionedFile(kind: "WMAP", version: WorldMap.fileVersion, sections: [("KEYF", [5, 0, 0, 0])])
+        #expect(message(other.encoded()).contains("lacks"))
+        let lying = SectionedFile(kind: "WMAP", version: WorldMap.fileVersion, sections: [("KEYF", [5, 0, 0, 0]), ("ANCH", [0, 0, 0, 0])])
+        #expect(message(lying.encoded()).contains("malformed"))
+    }
+}
