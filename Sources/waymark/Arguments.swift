@@ -67,3 +67,23 @@ struct Arguments {
         try value("--intrinsics").map { (text: String) throws(WaymarkError) in try Intrinsics(parsing: text) }
     }
 }
+
+extension Arguments {
+    /// --depth-scale: metres per depth unit.
+    func depthScale() throws(WaymarkError) -> Double? {
+        try value("--depth-scale").map { (text: String) throws(WaymarkError) -> Double in
+            guard let value = Double(text), value > 0, value.isFinite else {
+                throw WaymarkError(.usage, "--depth-scale must be a positive number of metres per unit; got '\(text)'")
+            }
+            return value
+        }
+    }
+
+    /// --fps for plain-folder sequences, 30 by default.
+    func framesPerSecond() throws(WaymarkError) -> Double {
+        try value("--fps").map { (text: String) throws(WaymarkError) -> Double in
+            guard let value = Double(text), value > 0 else { throw WaymarkError(.usage, "--fps must be a positive number; got '\(text)'") }
+            return value
+        } ?? 30
+    }
+}

@@ -14,17 +14,21 @@ protocol Command: Sendable {
 }
 
 let commands: [any Command.Type] = [
-    DetectCommand.self, ProcessCommand.self, PlanesCommand.self, ReferencesCheckCommand.self,
+    DetectCommand.self, ProcessCommand.self, PlanesCommand.self, ReferencesCheckCommand.self, MapBuildCommand.self,
+    RelocalizeCommand.self,
 ]
 
 let mainHelp = """
-    waymark \(waymarkVersion): finds known images in photos and videos, and surfaces in depth.
+    waymark \(waymarkVersion): finds known images in photos and videos, surfaces in depth, and where a
+    camera is in a world map it saw before.
 
     Usage:
       waymark detect --references MANIFEST|FOLDER [--group G]... [--auto-select] [--intrinsics fx,fy,cx,cy] IMAGE...
       waymark process VIDEO --references MANIFEST|FOLDER [--auto-select] [--output FILE] [--annotate VIDEO]
       waymark planes INPUT... [--intrinsics fx,fy,cx,cy] [--depth-scale S] [--gravity x,y,z] [--labels DIR]
       waymark references check MANIFEST|FOLDER
+      waymark map build SEQUENCE --output MAP.waymap [--poses FILE] [--intrinsics fx,fy,cx,cy] [--depth-scale S]
+      waymark relocalize --map MAP.waymap IMAGE [--depth D] [--intrinsics fx,fy,cx,cy] [--depth-scale S]
       waymark --version
 
     Run `waymark COMMAND --help` for a command's options.

@@ -47,12 +47,7 @@ enum PlanesCommand: Command {
         if intrinsics == nil, let depthInput = inputs.first(where: { !isPointCloud($0) }) {
             throw WaymarkError(.usage, "\(depthInput) is a depth image: --intrinsics fx,fy,cx,cy is needed to turn it into points")
         }
-        let scale = try arguments.value("--depth-scale").map { (text: String) throws(WaymarkError) -> Double in
-            guard let value = Double(text), value > 0, value.isFinite else {
-                throw WaymarkError(.usage, "--depth-scale must be a positive number of metres per unit; got '\(text)'")
-            }
-            return value
-        }
+        let scale = try arguments.depthScale()
         let down = try arguments.value("--gravity").map(parseGravity) ?? SIMD3(0, 1, 0)
         var options = PlaneDetectionOptions()
         if let seed = try arguments.value("--seed") {

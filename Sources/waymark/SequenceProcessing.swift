@@ -7,30 +7,19 @@ import Waymark
 enum SequenceProcessing {
     static func run(_ input: String, arguments: Arguments) throws(WaymarkError) -> ExitCode {
         let quiet = arguments.flag("--quiet")
-        let fps = try arguments.value("--fps").map { (text: String) throws(WaymarkError) -> Double in
-            guard let value = Double(text), value > 0 else { throw WaymarkError(.usage, "--fps must be a positive number; got '\(text)'") }
-            return value
-        } ?? 30
-        let sequence = try RGBDSequence(folder: input, framesPerSecond: fps)
+        let sequence = try RGBDSequence(folder: input, framesPerSecond: try arguments.framesPerSecond())
         guard let intrinsics = try arguments.intrinsics() ?? sequence.intrinsics else {
             throw WaymarkError(.usage, "\(input) has no intrinsics.txt: --intrinsics fx,fy,cx,cy is needed to turn depth into points")
         }
-        let scale = try arguments.value("--depth-scale").map { (text: String) throws(WaymarkError) -> Double in
-            guard let value = Double(text), value > 0, value.isFinite else {
-                throw WaymarkError(.usage, "--depth-scale must be a positive number of metres per unit; got '\(text)'")
-            }
-            return value
-        } ?? (sequence.layout == .tum ? 0.0002 : 0.001)
+        let scale = try arguments.depthScale() ?? (sequence.layout == .tum ? 0.0002 : 0.001)
         var mapOptions = PlaneMapOptions()
         // Without recorded poses the engine's odometry tracks the camera, in a world fixed to
         // the first camera (whose down, +y, stands in for gravity unless --gravity says otherwise).
-        let withColor = sequence.frames.allSatisfy { $0.colorPath != nil }
-        let odometry = sequence.hasPoses ? nil : RGBDOdometry(intrinsics: intrinsics, method: withColor ? .rgbdICP : .icp)
-        if odometry != nil { mapOptions.down = SIMD3(0, 1, 0) }
+        var tracking = try SequenceTracking(sequence, posesFile: nil, intrinsics: intrinsics)
+        if tracking.source == .odometry { mapOptions.down = SIMD3(0, 1, 0) }
         if let gravity = try arguments.value("--gravity") { mapOptions.down = try PlanesCommand.parseGravity(gravity) }
         let trajectoryPath = try arguments.value("--trajectory")
         var trajectory = Trajectory(samples: [])
-        var trackedPose = RigidTransform(rotation: [1, 0, 0, 0, 1, 0, 0, 0, 1], translation: [0, 0, 0])
         var map = PlaneMap(options: mapOptions)
         let detector = try PlaneDetector()
         let loaded = try arguments.value("--references") == nil ? nil : try loadReferences(arguments, quiet: quiet)
@@ -41,7 +30,7 @@ enum SequenceProcessing {
         }
         let output = try arguments.value("--output")
         let sink = try RecordSink(path: output)
-        try sink.write(header(input, sequence: sequence, intrinsics: intrinsics, scale: scale, arguments: arguments,
+        try sink.write(header(input, sequence: sequence, intrinsics: intrinsics, scale: scale, poses: tracking.source,
                               references: loaded?.references ?? []))
         var progress = Progress(total: sequence.frames.count, quiet: quiet)
         var failures = 0
@@ -51,18 +40,9 @@ enum SequenceProcessing {
                 ("type", .string("frame")), ("index", .int(index)), ("timestamp", .number(frame.timestamp)),
             ]
             do throws(WaymarkError) {
-                let depth = try DepthImage(contentsOf: frame.depthPath, scale: scale)
-                var cameraToWorld = frame.cameraToWorld
-                if let odometry {
-                    let gray = try frame.colorPath.map { (path: String) throws(WaymarkError) in try Image(contentsOf: path, gray: true) }
-                        ?? Image(width: depth.width, height: depth.height, channels: 1)
-                    guard gray.width == depth.width, gray.height == depth.height else {
-                        throw WaymarkError(.badData, "\(frame.colorPath ?? "") is \(gray.width)×\(gray.height) but its depth is \(depth.width)×\(depth.height)")
-                    }
-                    // A frame the odometry refuses keeps the last pose; the next is tracked from it.
-                    if let motion = odometry.track(gray: gray, depth: depth.metres) { trackedPose = trackedPose * motion.inverse }
-                    cameraToWorld = trackedPose
-                }
+                let images = tracking.needsImages ? try loadFrame(frame, scale: scale) : nil
+                let depth = if let images { images.depth } else { try DepthImage(contentsOf: frame.depthPath, scale: scale) }
+                let cameraToWorld = tracking.pose(ofFrame: index, images: images)
                 record.append(("pose", cameraToWorld.map { .numbers($0.matrix) } ?? .null))
                 if let cameraToWorld { trajectory.samples.append(.init(timestamp: frame.timestamp, pose: cameraToWorld)) }
                 let down = cameraToWorld.map { $0.applyInverseRotation(mapOptions.down) } ?? SIMD3(0, 1, 0)
@@ -116,7 +96,7 @@ enum SequenceProcessing {
     }
 
     private static func header(
-        _ input: String, sequence: RGBDSequence, intrinsics: Intrinsics, scale: Double, arguments: Arguments,
+        _ input: String, sequence: RGBDSequence, intrinsics: Intrinsics, scale: Double, poses: SequenceTracking.Source,
         references: [ReferenceImage]
     ) -> JSONValue {
         let versions = LibraryVersions.current
@@ -126,7 +106,7 @@ enum SequenceProcessing {
             ("sequence", .object([
                 ("layout", .string(sequence.layout.rawValue)), ("frameCount", .int(sequence.frames.count)),
                 ("intrinsics", .numbers([intrinsics.fx, intrinsics.fy, intrinsics.cx, intrinsics.cy])),
-                ("depthScale", .number(scale)), ("poses", .string(sequence.hasPoses ? "groundtruth" : "odometry")),
+                ("depthScale", .number(scale)), ("poses", .string(poses.rawValue)),
             ])),
             ("references", .array(references.map { .string($0.name) })),
         ])
