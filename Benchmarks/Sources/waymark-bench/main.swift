@@ -49,6 +49,13 @@ case "planes":
             ? nil : Baseline(python: python, script: baselines.appendingPathComponent("plane_baseline.py").path),
         scratch: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("waymark-bench-\(getpid())"))
     do { try suite.run() } catch { fail("\(error)", 70) }
+case "relocalization":
+    let parts = arguments.indices.filter { arguments[$0] == "--part" && $0 + 1 < arguments.count }.map { arguments[$0 + 1] }
+    guard SharedDatasets.root != nil else { fail(SharedDatasets.absentMessage, 66) }
+    let suite = RelocalizationSuite(
+        baseline: nil, scratch: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("waymark-bench-\(getpid())"),
+        parts: parts.isEmpty ? RelocalizationSuite.allParts : Set(parts))
+    do { try suite.run() } catch { fail("\(error)", 70) }
 case "sample-video":
     guard let output = option("--output") else { fail("sample-video needs --output DIR", 64) }
     do { try SampleVideo.write(to: URL(fileURLWithPath: output)) } catch { fail("\(error)", 73) }
