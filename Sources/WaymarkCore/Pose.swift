@@ -72,3 +72,7 @@ extension RigidTransform {
     /// R⁻¹·(p − t): for a camera-to-world pose, a world point in camera coordinates.
     public func applyInverse(_ p: SIMD3<Double>) -> SIMD3<Double> { applyInverseRotation(p - translationVector) }
 }
+
+extension RigidTransform {
+    public static let identity = RigidTransform(rotation: [1, 0, 0, 0, 1, 0, 0, 0, 1], translation: [0, 0, 0])
+}

@@ -39,6 +39,9 @@ public struct PlaneMapOptions: Sendable, Equatable {
     /// Gravity in world coordinates (world y up).
     public var down = SIMD3<Double>(0, -1, 0)
     public var alignmentToleranceDegrees = 10.0
+    /// The first anchor's id; later ones count up. Above the ids of anchors kept elsewhere (a
+    /// loaded world map's) so the two never clash.
+    public var firstID = 1
 
     public init() {}
 }
@@ -63,6 +66,7 @@ public struct PlaneMap: Sendable {
         var options = options
         options.down = normalize(options.down)
         self.options = options
+        nextID = options.firstID
     }
 
     /// What one frame changed.

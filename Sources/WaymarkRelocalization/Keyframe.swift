@@ -30,28 +30,35 @@ public final class Keyframe {
     }
 
     /// A keyframe from a gray image and its depth (metres, row-major, same size; 0 or NaN
-    /// where unknown). Features on a depth edge, whose depth could belong to either side, are
-    /// left out.
+    /// where unknown).
     public convenience init(id: Int, timestamp: Double, gray: Image, depth: [Float], cameraToWorld: RigidTransform,
                             intrinsics: Intrinsics, features options: FeatureOptions = FeatureOptions())
     {
-        precondition(depth.count == gray.width * gray.height, "depth and image sizes differ")
-        let detected = FeatureSet(detectingIn: gray, options: options)
+        self.init(id: id, timestamp: timestamp, features: FeatureSet(detectingIn: gray, options: options), width: gray.width,
+                  height: gray.height, depth: depth, cameraToWorld: cameraToWorld, intrinsics: intrinsics)
+    }
+
+    /// A keyframe from features already detected in a `width`×`height` image and its depth.
+    /// Features on a depth edge, whose depth could belong to either side, are left out.
+    public convenience init(id: Int, timestamp: Double, features detected: FeatureSet, width: Int, height: Int,
+                            depth: [Float], cameraToWorld: RigidTransform, intrinsics: Intrinsics)
+    {
+        precondition(depth.count == width * height, "depth and image sizes differ")
         let keypoints = detected.keypoints
         let descriptors = detected.descriptors
         var kept: [Keypoint] = []
         var keptDescriptors: [UInt8] = []
         var points: [SIMD3<Double>] = []
         for (i, keypoint) in keypoints.enumerated() {
-            guard let z = depthAt(keypoint.location, depth: depth, width: gray.width, height: gray.height) else { continue }
+            guard let z = depthAt(keypoint.location, depth: depth, width: width, height: height) else { continue }
             let camera = SIMD3((keypoint.location.x - intrinsics.cx) / intrinsics.fx * z,
                                (keypoint.location.y - intrinsics.cy) / intrinsics.fy * z, z)
             kept.append(keypoint)
             keptDescriptors += descriptors[(i * FeatureSet.descriptorBytes)..<((i + 1) * FeatureSet.descriptorBytes)]
             points.append(cameraToWorld.apply(camera))
         }
-        self.init(id: id, timestamp: timestamp, cameraToWorld: cameraToWorld, intrinsics: intrinsics, width: gray.width,
-                  height: gray.height, features: FeatureSet(keypoints: kept, descriptors: keptDescriptors), points: points)
+        self.init(id: id, timestamp: timestamp, cameraToWorld: cameraToWorld, intrinsics: intrinsics, width: width,
+                  height: height, features: FeatureSet(keypoints: kept, descriptors: keptDescriptors), points: points)
     }
 
     public var cameraCentre: SIMD3<Double> { cameraToWorld.translationVector }

@@ -14,7 +14,7 @@ public struct RelocalizationOptions: Equatable, Sendable {
     public var maximumReprojectionError = 2.0
     /// Largest first-order standard deviation of the camera centre, metres: a pose the inliers
     /// pin down less well than this is refused however many there are.
-    public var maximumCentreUncertainty = 0.02
+    public var maximumCentreUncertainty = 0.025
     /// With the frame's depth: the largest median disagreement between the depth the pose
     /// predicts for the inlier points and the depth measured there, as a fraction.
     public var maximumDepthDisagreement = 0.05
@@ -81,7 +81,14 @@ public final class Relocalizer {
     }
 
     public func relocalize(gray: Image, depth: [Float]? = nil, intrinsics: Intrinsics) -> Relocalization {
-        let features = FeatureSet(detectingIn: gray, options: options.features)
+        relocalize(features: FeatureSet(detectingIn: gray, options: options.features), width: gray.width, height: gray.height,
+                   depth: depth, intrinsics: intrinsics)
+    }
+
+    /// With the features already detected in a `width`×`height` frame (as `options.features` asks).
+    public func relocalize(features: FeatureSet, width: Int, height: Int, depth: [Float]? = nil, intrinsics: Intrinsics)
+        -> Relocalization
+    {
         guard features.count >= options.minimumInliers else { return Relocalization(reason: .tooFewFeatures, inliers: 0) }
         let candidates = places.rank(features, limit: options.candidates).map(\.document)
         guard !candidates.isEmpty else { return Relocalization(reason: .noSimilarPlace, inliers: 0) }
@@ -132,7 +139,7 @@ public final class Relocalizer {
             result.reason = .ambiguous
         } else if let depth, let disagreement = Self.depthDisagreement(
             world: world, image: image, inliers: estimate.inliers, worldToCamera: estimate.worldToCamera, depth: depth,
-            width: gray.width, height: gray.height), disagreement > options.maximumDepthDisagreement
+            width: width, height: height), disagreement > options.maximumDepthDisagreement
         {
             result.reason = .depthDisagrees
         }

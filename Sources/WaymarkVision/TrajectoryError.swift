@@ -50,7 +50,7 @@ public struct AbsoluteTrajectoryError: Sendable {
         let source = pairs.map { estimated[$0.0] }
         let target = pairs.map { truth[$0.1] }
         self.alignment = alignment == .none
-            ? (RigidTransform(rotation: [1, 0, 0, 0, 1, 0, 0, 0, 1], translation: [0, 0, 0]), 1)
+            ? (RigidTransform.identity, 1)
             : try alignPoints(source, onto: target, withScale: alignment == .similarity)
         let (transform, scale) = self.alignment
         errors = zip(source, target).map { p, q in

@@ -42,7 +42,7 @@ enum ProcessCommand: Command {
         """
     static let valueOptions: Set<String> = [
         "--references", "--group", "--output", "--annotate", "--intrinsics", "--depth-scale", "--gravity", "--fps",
-        "--trajectory",
+        "--trajectory", "--interrupt", "--relocalization-timeout", "--save-map", "--load-map",
     ]
     static let flagOptions: Set<String> = ["--auto-select", "--quiet", "--help"]
     static let schema = "waymark.process/1"

@@ -1,9 +1,9 @@
 import Foundation
 import Waymark
 
-/// `waymark process SEQUENCE`: an RGB-D recording (TUM layout or plain folder). Each frame's
-/// planes are found in its depth; with poses they become world anchors and the frame record
-/// carries the anchors' events; with --references the colour frames are searched too.
+/// `waymark process SEQUENCE`: an RGB-D recording (TUM layout or plain folder). Each frame is
+/// tracked in a world that survives interruptions (SequenceSession); its planes become world
+/// anchors; with --references the colour frames are searched too.
 enum SequenceProcessing {
     static func run(_ input: String, arguments: Arguments) throws(WaymarkError) -> ExitCode {
         let quiet = arguments.flag("--quiet")
@@ -12,54 +12,49 @@ enum SequenceProcessing {
             throw WaymarkError(.usage, "\(input) has no intrinsics.txt: --intrinsics fx,fy,cx,cy is needed to turn depth into points")
         }
         let scale = try arguments.depthScale() ?? (sequence.layout == .tum ? 0.0002 : 0.001)
-        var mapOptions = PlaneMapOptions()
-        // Without recorded poses the engine's odometry tracks the camera, in a world fixed to
-        // the first camera (whose down, +y, stands in for gravity unless --gravity says otherwise).
-        var tracking = try SequenceTracking(sequence, posesFile: nil, intrinsics: intrinsics)
-        if tracking.source == .odometry { mapOptions.down = SIMD3(0, 1, 0) }
-        if let gravity = try arguments.value("--gravity") { mapOptions.down = try PlanesCommand.parseGravity(gravity) }
+        let recorded = try RecordedPoses(sequence, posesFile: nil)
+        let dropped = try droppedFrames(arguments, frameCount: sequence.frames.count)
+        var session = try makeSession(arguments, sequence: sequence, intrinsics: intrinsics, poses: recorded.source,
+                                      savePath: try arguments.value("--save-map"))
         let trajectoryPath = try arguments.value("--trajectory")
         var trajectory = Trajectory(samples: [])
-        var map = PlaneMap(options: mapOptions)
-        let detector = try PlaneDetector()
         let loaded = try arguments.value("--references") == nil ? nil : try loadReferences(arguments, quiet: quiet)
-        let tracker = loaded.map { loaded in
+        let imageTracker = loaded.map { loaded in
             var options = ImageTrackerOptions()
             options.detector = loaded.options
             return ImageTracker(references: loaded.references, options: options)
         }
         let output = try arguments.value("--output")
         let sink = try RecordSink(path: output)
-        try sink.write(header(input, sequence: sequence, intrinsics: intrinsics, scale: scale, poses: tracking.source,
+        try sink.write(header(input, sequence: sequence, intrinsics: intrinsics, scale: scale, poses: recorded.source,
                               references: loaded?.references ?? []))
         var progress = Progress(total: sequence.frames.count, quiet: quiet)
         var failures = 0
         var firstFailure: WaymarkError?
         for (index, frame) in sequence.frames.enumerated() {
+            progress.update(frames: index + 1)
+            if dropped.contains(index) {
+                // The first dropped frame starts the interruption: the map is saved now.
+                if !dropped.contains(index - 1) {
+                    let fields = try session.pause()
+                    if !fields.isEmpty {
+                        try sink.write(.object([("type", .string("interruption")), ("index", .int(index)),
+                                                ("timestamp", .number(frame.timestamp))] + fields))
+                    }
+                }
+                continue
+            }
             var record: [(String, JSONValue)] = [
                 ("type", .string("frame")), ("index", .int(index)), ("timestamp", .number(frame.timestamp)),
             ]
             do throws(WaymarkError) {
-                let images = tracking.needsImages ? try loadFrame(frame, scale: scale) : nil
-                let depth = if let images { images.depth } else { try DepthImage(contentsOf: frame.depthPath, scale: scale) }
-                let cameraToWorld = tracking.pose(ofFrame: index, images: images)
-                record.append(("pose", cameraToWorld.map { .numbers($0.matrix) } ?? .null))
-                if let cameraToWorld { trajectory.samples.append(.init(timestamp: frame.timestamp, pose: cameraToWorld)) }
-                let down = cameraToWorld.map { $0.applyInverseRotation(mapOptions.down) } ?? SIMD3(0, 1, 0)
-                let detection = detector.detect(in: depth, intrinsics: intrinsics, down: down)
-                var anchorIDs = [Int?](repeating: nil, count: detection.planes.count)
-                var events: [JSONValue] = []
-                if let pose = cameraToWorld {
-                    let update = map.integrate(detection, cameraToWorld: pose)
-                    anchorIDs = update.anchorIDs
-                    events = update.events.map { PlaneRecords.event($0, map: map) }
-                }
-                record.append(("planes", .array(detection.planes.enumerated().map { k, plane in
-                    PlaneRecords.geometry(plane, id: k + 1, extra: [("anchor", anchorIDs[k].map(JSONValue.int) ?? .null)])
-                })))
-                record.append(("planeEvents", .array(events)))
-                if let tracker, let colorPath = frame.colorPath {
-                    let found = tracker.process(try Image(contentsOf: colorPath, gray: false), intrinsics: intrinsics)
+                let images = try loadFrame(frame, scale: scale)
+                let fields = try session.process(timestamp: frame.timestamp, gray: images.gray, depth: images.depth,
+                                                 recordedPose: recorded.pose(ofFrame: index), intrinsics: intrinsics)
+                record += fields
+                if let pose = session.lastPose { trajectory.samples.append(.init(timestamp: frame.timestamp, pose: pose)) }
+                if let imageTracker, let colorPath = frame.colorPath {
+                    let found = imageTracker.process(try Image(contentsOf: colorPath, gray: false), intrinsics: intrinsics)
                     record.append(("detections", .array(found.map { $0.record(includeState: true) })))
                 }
             } catch {
@@ -69,13 +64,18 @@ enum SequenceProcessing {
                 record.append(("error", .string(error.message)))
             }
             try sink.write(.object(record))
-            progress.update(frames: index + 1)
         }
         progress.finish()
+        try session.save()
         try sink.write(.object([
-            ("type", .string("summary")), ("frames", .int(sequence.frames.count)), ("framesWithErrors", .int(failures)),
-            ("complete", .bool(failures == 0)),
-            ("planes", .array(map.anchors.map { PlaneRecords.geometry($0.surface, id: $0.id, extra: [("observations", .int($0.observations))]) })),
+            ("type", .string("summary")), ("frames", .int(sequence.frames.count)), ("framesDropped", .int(dropped.count)),
+            ("framesWithErrors", .int(failures)), ("complete", .bool(failures == 0)),
+            ("interruptions", .int(session.interruptions)), ("relocalizations", .int(session.relocalizations)),
+            ("keyframes", .int(session.tracker.map.keyframes.count)),
+            ("planes", .array(session.planes.anchors.map {
+                PlaneRecords.geometry($0.surface, id: $0.id, extra: [("observations", .int($0.observations))])
+            })),
+            ("anchors", .array(session.anchors.map { SequenceSession.anchorRecord($0, event: "present") })),
         ]))
         try sink.finish()
         if let trajectoryPath {
@@ -90,13 +90,51 @@ enum SequenceProcessing {
             return ExitCode(firstFailure.kind)
         }
         if !quiet, let output {
-            Console.write("waymark: \(sequence.frames.count) frames, \(map.anchors.count) surfaces; results in \(output)\n")
+            Console.write("waymark: \(sequence.frames.count) frames, \(session.planes.anchors.count) surfaces; results in \(output)\n")
         }
         return .ok
     }
 
+    /// The session for a sequence: tracking options from the arguments, gravity in the poses'
+    /// world, and the map of --load-map to relocalize into.
+    static func makeSession(_ arguments: Arguments, sequence: RGBDSequence, intrinsics: Intrinsics,
+                            poses: RecordedPoses.Source, savePath: String?) throws(WaymarkError) -> SequenceSession
+    {
+        var options = WorldTrackingOptions()
+        if !sequence.frames.allSatisfy({ $0.colorPath != nil }) { options.odometry = .icp }
+        if let timeout = try arguments.value("--relocalization-timeout") {
+            guard let seconds = Double(timeout), seconds > 0 else {
+                throw WaymarkError(.usage, "--relocalization-timeout must be a positive number of seconds; got '\(timeout)'")
+            }
+            options.relocalizationTimeout = seconds
+        }
+        var planeOptions = PlaneMapOptions()
+        // The odometry's world is the first camera's, whose down (+y) stands in for gravity.
+        if poses == .odometry { planeOptions.down = SIMD3(0, 1, 0) }
+        if let gravity = try arguments.value("--gravity") { planeOptions.down = try PlanesCommand.parseGravity(gravity) }
+        let loaded = try arguments.value("--load-map").map { (path: String) throws(WaymarkError) in try WorldMap(contentsOf: path) }
+        return try SequenceSession(intrinsics: intrinsics, options: options, planeOptions: planeOptions, loadedMap: loaded,
+                                   savePath: savePath)
+    }
+
+    /// Frame indices --interrupt START:COUNT (repeatable) drops.
+    static func droppedFrames(_ arguments: Arguments, frameCount: Int) throws(WaymarkError) -> Set<Int> {
+        var dropped = Set<Int>()
+        for text in arguments.values("--interrupt") {
+            let parts = text.split(separator: ":").map { Int($0) }
+            guard parts.count == 2, let start = parts[0], let count = parts[1], start >= 0, count > 0 else {
+                throw WaymarkError(.usage, "--interrupt must be START:COUNT, frame index and number of frames to drop; got '\(text)'")
+            }
+            guard start < frameCount else {
+                throw WaymarkError(.usage, "--interrupt \(text) starts after the last frame (\(frameCount - 1))")
+            }
+            dropped.formUnion(start..<min(frameCount, start + count))
+        }
+        return dropped
+    }
+
     private static func header(
-        _ input: String, sequence: RGBDSequence, intrinsics: Intrinsics, scale: Double, poses: SequenceTracking.Source,
+        _ input: String, sequence: RGBDSequence, intrinsics: Intrinsics, scale: Double, poses: RecordedPoses.Source,
         references: [ReferenceImage]
     ) -> JSONValue {
         let versions = LibraryVersions.current

@@ -1,53 +1,36 @@
 import Foundation
 import Waymark
 
-/// Camera poses for an RGB-D sequence's frames: from a pose file (TUM format, matched by
-/// timestamp within 20 ms), from the sequence's groundtruth.txt, or tracked by the engine's
-/// RGB-D odometry in a world fixed to the first camera.
-struct SequenceTracking {
+/// Recorded camera poses for an RGB-D sequence's frames: from a pose file (TUM format, matched
+/// by timestamp within 20 ms) or the sequence's groundtruth.txt; without either the engine's
+/// odometry tracks the camera.
+struct RecordedPoses {
     enum Source: String { case file, groundtruth, odometry }
 
     let source: Source
-    private let filePoses: [RigidTransform?]
-    private let odometry: RGBDOdometry?
-    private var trackedPose = RigidTransform(rotation: [1, 0, 0, 0, 1, 0, 0, 0, 1], translation: [0, 0, 0])
+    private let poses: [RigidTransform?]
 
-    init(_ sequence: RGBDSequence, posesFile: String?, intrinsics: Intrinsics) throws(WaymarkError) {
+    init(_ sequence: RGBDSequence, posesFile: String?) throws(WaymarkError) {
         if let posesFile {
             let samples = try Trajectory(tumFile: posesFile).samples.sorted { $0.timestamp < $1.timestamp }
-            filePoses = sequence.frames.map { frame in
+            poses = sequence.frames.map { frame in
                 Self.nearest(frame.timestamp, in: samples).flatMap { abs($0.timestamp - frame.timestamp) <= 0.02 ? $0.pose : nil }
             }
-            guard filePoses.contains(where: { $0 != nil }) else {
+            guard poses.contains(where: { $0 != nil }) else {
                 throw WaymarkError(.badData, "\(posesFile) has no pose within 20 ms of any frame of \(sequence.folder)")
             }
             source = .file
-            odometry = nil
         } else if sequence.hasPoses {
-            filePoses = sequence.frames.map(\.cameraToWorld)
+            poses = sequence.frames.map(\.cameraToWorld)
             source = .groundtruth
-            odometry = nil
         } else {
-            filePoses = []
+            poses = []
             source = .odometry
-            let withColor = sequence.frames.allSatisfy { $0.colorPath != nil }
-            odometry = RGBDOdometry(intrinsics: intrinsics, method: withColor ? .rgbdICP : .icp)
         }
     }
 
-    /// Whether `pose(ofFrame:images:)` needs the frame's images (for the odometry).
-    var needsImages: Bool { odometry != nil }
-
-    /// The pose of frame `index`. A frame the odometry refuses keeps the last pose, and the
-    /// next is tracked from it.
-    mutating func pose(ofFrame index: Int, images: (gray: Image, depth: DepthImage)?) -> RigidTransform? {
-        guard let odometry else { return filePoses[index] }
-        guard let images else { preconditionFailure("odometry needs the frame's images") }
-        if let motion = odometry.track(gray: images.gray, depth: images.depth.metres) {
-            trackedPose = trackedPose * motion.inverse
-        }
-        return trackedPose
-    }
+    /// Frame `index`'s recorded pose; nil when the odometry is to track it.
+    func pose(ofFrame index: Int) -> RigidTransform? { poses.isEmpty ? nil : poses[index] }
 
     private static func nearest(_ t: Double, in samples: [Trajectory.Sample]) -> Trajectory.Sample? {
         var (low, high) = (0, samples.count)

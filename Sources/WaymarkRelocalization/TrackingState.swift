@@ -1,0 +1,64 @@
+/// How well the camera's pose is known, as ARKit reports it.
+public enum TrackingState: Equatable, Sendable {
+    public enum Reason: String, Sendable {
+        /// No keyframe yet: the world is still being set up.
+        case initializing
+        /// The camera moves or turns faster than poses can be trusted, or the odometry gave up
+        /// on a frame that had enough detail.
+        case excessiveMotion = "excessive_motion"
+        /// Too little distinct detail in the frame.
+        case insufficientFeatures = "insufficient_features"
+        /// After an interruption, until the camera is found in the map again.
+        case relocalizing
+    }
+
+    case notAvailable
+    case limited(Reason)
+    case normal
+
+    /// "normal", "limited" or "not_available".
+    public var name: String {
+        switch self {
+        case .notAvailable: "not_available"
+        case .limited: "limited"
+        case .normal: "normal"
+        }
+    }
+
+    public var reason: Reason? {
+        if case .limited(let reason) = self { reason } else { nil }
+    }
+}
+
+/// How much of the world around the camera the map holds, as ARKit's world-mapping status.
+public enum MappingStatus: String, Sendable {
+    /// No map yet.
+    case notAvailable = "not_available"
+    /// Tracking is limited: the map is not growing.
+    case limited
+    /// Keyframes were added in the last second: the camera is somewhere new.
+    case extending
+    /// The camera is where the map already has keyframes.
+    case mapped
+}
+
+public enum TrackingEvent: Equatable, Sendable {
+    public enum Cause: String, Sendable {
+        /// `pause()` was called (another app, a call).
+        case paused
+        /// The frames jumped forward in time beyond the gap threshold.
+        case gap
+        /// The odometry failed on several frames in a row.
+        case trackingLost = "tracking_lost"
+    }
+
+    /// Tracking stopped: anchors should be hidden and the map saved now.
+    case interrupted(Cause)
+    /// Found again in the map's world: anchors are back where they were.
+    case relocalized(keyframe: Int, inliers: Int)
+    /// Relocalization ran out of time and was given up (a reset follows).
+    case relocalizationCancelled
+    /// A new world: the map and its anchors are gone.
+    case reset
+    case keyframeAdded(Int)
+}

@@ -1,0 +1,220 @@
+import WaymarkCore
+import WaymarkVision
+
+public struct WorldTrackingOptions: Sendable {
+    /// A jump forward in time beyond this, seconds, is an interruption.
+    public var gap = 0.5
+    /// Relocalization is given up (and the world reset) after this long, seconds of stream time;
+    /// nil tries for ever.
+    public var relocalizationTimeout: Double?
+    /// This many odometry failures in a row lose tracking (an interruption).
+    public var lostAfterFailures = 5
+    /// Fewer features than this in a frame is insufficient detail.
+    public var minimumFeatures = 150
+    /// Faster than this, metres per second or degrees per second, is excessive motion.
+    public var maximumSpeed = 1.5
+    public var maximumTurnRate = 100.0
+    public var keyframes = KeyframePolicy()
+    public var relocalization = RelocalizationOptions()
+    /// A keyframe needs this many features with depth.
+    public var minimumKeyframePoints = 50
+    /// For depth without colour, `.icp`.
+    public var odometry = RGBDOdometry.Method.rgbdICP
+
+    public init() {}
+}
+
+/// One frame for the tracker.
+public struct TrackingFrame {
+    public var timestamp: Double
+    public var gray: Image
+    /// Metres, row-major, the gray image's size; nil without depth (no odometry, no keyframes).
+    public var depth: [Float]?
+    /// A pose from a recorded source (device log, ground truth), camera-to-world in that
+    /// source's own world; nil to track with the engine's odometry.
+    public var recordedPose: RigidTransform?
+
+    public init(timestamp: Double, gray: Image, depth: [Float]?, recordedPose: RigidTransform? = nil) {
+        self.timestamp = timestamp
+        self.gray = gray
+        self.depth = depth
+        self.recordedPose = recordedPose
+    }
+}
+
+public struct TrackingUpdate: Sendable {
+    public var state: TrackingState
+    public var mapping: MappingStatus
+    /// Camera-to-world in the session's world; nil while it is unknown (relocalizing).
+    public var cameraToWorld: RigidTransform?
+    public var events: [TrackingEvent]
+    /// This frame's relocalization attempt, if it made one.
+    public var relocalization: Relocalization?
+    public var featureCount: Int
+}
+
+/// Camera tracking for an RGB-D stream in a world that survives interruptions: poses from a
+/// recorded source or the engine's odometry, a tracking state from measured signals, keyframes
+/// into the world map, and after an interruption (pause, time gap, lost tracking) no pose
+/// until the camera is relocalized in the map, then poses in the original world again.
+/// A recorded source is trusted only within a stretch without interruption: its world is tied
+/// to the session's again by each relocalization.
+public final class WorldTracker {
+    public private(set) var map: WorldMap
+    public let intrinsics: Intrinsics
+    public let options: WorldTrackingOptions
+    public private(set) var isRelocalizing: Bool
+    private var relocalizer: Relocalizer?
+    private var relocalizingSince: Double?
+    private var odometry: RGBDOdometry?
+    private var odometryFailures = 0
+    private var lastTimestamp: Double?
+    private var lastPose: RigidTransform?
+    private var lastKeyframeTime: Double?
+    /// The recorded source's world in the session's.
+    private var recordedToWorld = RigidTransform.identity
+
+    /// With `map` (loaded from a file) the session starts by relocalizing into its world.
+    public init(intrinsics: Intrinsics, options: WorldTrackingOptions = WorldTrackingOptions(), map: WorldMap? = nil) {
+        self.intrinsics = intrinsics
+        self.options = options
+        self.map = map ?? WorldMap()
+        isRelocalizing = map.map { $0.pointCount > 0 } ?? false
+    }
+
+    /// An interruption starts (the app went to the background): tracking stops until frames
+    /// come again and the camera is found in the map. Save the map now.
+    public func pause() -> [TrackingEvent] {
+        guard !isRelocalizing else { return [] }
+        return interrupt(.paused)
+    }
+
+    /// Gives relocalization up: a new world (the map and its anchors are dropped).
+    public func cancelRelocalization() -> [TrackingEvent] {
+        guard isRelocalizing else { return [] }
+        return [.relocalizationCancelled] + reset()
+    }
+
+    /// A new world from the next frame on.
+    public func reset() -> [TrackingEvent] {
+        map = WorldMap()
+        relocalizer = nil
+        isRelocalizing = false
+        relocalizingSince = nil
+        odometry = nil
+        lastPose = nil
+        lastKeyframeTime = nil
+        recordedToWorld = .identity
+        return [.reset]
+    }
+
+    public func track(_ frame: TrackingFrame) -> TrackingUpdate {
+        var events: [TrackingEvent] = []
+        defer { lastTimestamp = frame.timestamp }
+        if let last = lastTimestamp, frame.timestamp - last > options.gap, !isRelocalizing, lastPose != nil {
+            events += interrupt(.gap)
+        }
+        let features = FeatureSet(detectingIn: frame.gray, options: options.relocalization.features)
+        if isRelocalizing {
+            if let timeout = options.relocalizationTimeout, let since = relocalizingSince, frame.timestamp - since > timeout {
+                events += cancelRelocalization()
+            } else {
+                return relocalize(frame, features: features, events: events)
+            }
+        }
+        return follow(frame, features: features, events: events)
+    }
+
+    private func interrupt(_ cause: TrackingEvent.Cause) -> [TrackingEvent] {
+        odometry = nil
+        odometryFailures = 0
+        lastPose = nil
+        guard map.pointCount > 0 else { return [.interrupted(cause)] + reset() }
+        isRelocalizing = true
+        relocalizingSince = nil
+        return [.interrupted(cause)]
+    }
+
+    private func relocalize(_ frame: TrackingFrame, features: FeatureSet, events: [TrackingEvent]) -> TrackingUpdate {
+        relocalizingSince = relocalizingSince ?? frame.timestamp
+        if relocalizer == nil { relocalizer = Relocalizer(map: map, options: options.relocalization) }
+        let attempt = relocalizer!.relocalize(features: features, width: frame.gray.width, height: frame.gray.height,
+                                              depth: frame.depth, intrinsics: intrinsics)
+        guard let pose = attempt.cameraToWorld, let keyframe = attempt.keyframe else {
+            return TrackingUpdate(state: .limited(.relocalizing), mapping: .limited, cameraToWorld: nil, events: events,
+                                  relocalization: attempt, featureCount: features.count)
+        }
+        isRelocalizing = false
+        relocalizingSince = nil
+        if let recorded = frame.recordedPose { recordedToWorld = pose * recorded.inverse }
+        if frame.recordedPose == nil, let depth = frame.depth {
+            odometry = RGBDOdometry(intrinsics: intrinsics, method: options.odometry)
+            _ = odometry!.track(gray: frame.gray, depth: depth)
+        }
+        lastPose = pose
+        return TrackingUpdate(state: .normal, mapping: .mapped, cameraToWorld: pose,
+                              events: events + [.relocalized(keyframe: keyframe, inliers: attempt.inliers)],
+                              relocalization: attempt, featureCount: features.count)
+    }
+
+    private func follow(_ frame: TrackingFrame, features: FeatureSet, events: [TrackingEvent]) -> TrackingUpdate {
+        var events = events
+        var pose: RigidTransform?
+        var odometryFailed = false
+        if let recorded = frame.recordedPose {
+            pose = recordedToWorld * recorded
+        } else if let depth = frame.depth {
+            if odometry == nil {
+                odometry = RGBDOdometry(intrinsics: intrinsics, method: options.odometry)
+                _ = odometry!.track(gray: frame.gray, depth: depth)
+                pose = lastPose ?? .identity
+            } else if let motion = odometry!.track(gray: frame.gray, depth: depth) {
+                odometryFailures = 0
+                pose = lastPose.map { $0 * motion.inverse }
+            } else {
+                odometryFailures += 1
+                odometryFailed = true
+                // Keeps the last pose; the next frame is tracked from this one.
+                pose = lastPose
+                if odometryFailures >= options.lostAfterFailures {
+                    events += interrupt(.trackingLost)
+                    return TrackingUpdate(state: isRelocalizing ? .limited(.relocalizing) : .notAvailable, mapping: .limited,
+                                          cameraToWorld: nil, events: events, relocalization: nil, featureCount: features.count)
+                }
+            }
+        }
+        guard let pose else {
+            return TrackingUpdate(state: .notAvailable, mapping: map.keyframes.isEmpty ? .notAvailable : .limited,
+                                  cameraToWorld: nil, events: events, relocalization: nil, featureCount: features.count)
+        }
+        let tooFast = lastPose.flatMap { last in
+            lastTimestamp.map { t -> Bool in
+                let dt = max(frame.timestamp - t, 1e-3)
+                let d = pose.difference(to: last)
+                return d.translation / dt > options.maximumSpeed || d.rotationDegrees / dt > options.maximumTurnRate
+            }
+        } ?? false
+        let fewFeatures = features.count < options.minimumFeatures
+        var state: TrackingState =
+            fewFeatures ? .limited(.insufficientFeatures) : tooFast || odometryFailed ? .limited(.excessiveMotion) : .normal
+        if state == .normal, let depth = frame.depth, map.needsKeyframe(at: pose, policy: options.keyframes) {
+            let keyframe = Keyframe(id: map.nextKeyframeID, timestamp: frame.timestamp, features: features,
+                                    width: frame.gray.width, height: frame.gray.height, depth: depth, cameraToWorld: pose,
+                                    intrinsics: intrinsics)
+            if keyframe.points.count >= options.minimumKeyframePoints {
+                map.add(keyframe)
+                relocalizer = nil
+                lastKeyframeTime = frame.timestamp
+                events.append(.keyframeAdded(keyframe.id))
+            }
+        }
+        if map.keyframes.isEmpty, state == .normal { state = .limited(.initializing) }
+        lastPose = pose
+        let mapping: MappingStatus =
+            map.keyframes.isEmpty ? .notAvailable
+            : state != .normal ? .limited
+            : lastKeyframeTime.map { frame.timestamp - $0 < 1 } ?? false ? .extending : .mapped
+        return TrackingUpdate(state: state, mapping: mapping, cameraToWorld: pose, events: events, relocalization: nil,
+                              featureCount: features.count)
+    }
+}

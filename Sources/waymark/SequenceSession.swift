@@ -1,0 +1,143 @@
+import Foundation
+import Waymark
+
+/// What `process` and `map build` do with each RGB-D frame: track the camera in a world that
+/// survives interruptions, anchor the surfaces found in the depth, hide every anchor during an
+/// interruption and restore it when the camera is found again, and save the world map at once
+/// when an interruption starts (so a process killed during one resumes from the file).
+struct SequenceSession {
+    let tracker: WorldTracker
+    private(set) var planes: PlaneMap
+    private let planeOptions: PlaneMapOptions
+    private let detector: PlaneDetector
+    /// Anchors of a loaded map: restored as stored when the camera is found in its world.
+    private(set) var loadedAnchors: [WorldAnchor]
+    let savePath: String?
+    private(set) var interruptions = 0
+    private(set) var relocalizations = 0
+    /// The last frame's pose; nil when it was unknown.
+    private(set) var lastPose: RigidTransform?
+
+    init(intrinsics: Intrinsics, options: WorldTrackingOptions, planeOptions: PlaneMapOptions, loadedMap: WorldMap?,
+         savePath: String?) throws(WaymarkError)
+    {
+        tracker = WorldTracker(intrinsics: intrinsics, options: options, map: loadedMap)
+        loadedAnchors = loadedMap?.anchors ?? []
+        var planeOptions = planeOptions
+        planeOptions.firstID = (loadedAnchors.map(\.id).max() ?? 0) + 1
+        self.planeOptions = planeOptions
+        planes = PlaneMap(options: planeOptions)
+        detector = try PlaneDetector()
+        self.savePath = savePath
+    }
+
+    /// Every anchor of the session, in the world.
+    var anchors: [WorldAnchor] { loadedAnchors + planes.anchors.map(WorldAnchor.init(plane:)) }
+
+    /// Writes the world map with every anchor to `savePath`, if there is one.
+    func save() throws(WaymarkError) {
+        guard let savePath else { return }
+        tracker.map.anchors = anchors
+        try tracker.map.write(to: savePath)
+    }
+
+    /// An interruption the caller knows of (dropped frames, the app paused): the fields of its
+    /// record (the tracking events and the anchors hidden), empty when one is already under way.
+    mutating func pause() throws(WaymarkError) -> [(String, JSONValue)] {
+        let events = tracker.pause()
+        guard !events.isEmpty else { return [] }
+        let anchorEvents = try handle(events)
+        return [("events", .array(events.map(Self.record))), ("anchorEvents", .array(anchorEvents))]
+    }
+
+    /// Tracks one frame and anchors its planes; the record's fields.
+    mutating func process(timestamp: Double, gray: Image, depth: DepthImage, recordedPose: RigidTransform?,
+                          intrinsics: Intrinsics) throws(WaymarkError) -> [(String, JSONValue)]
+    {
+        let update = tracker.track(TrackingFrame(timestamp: timestamp, gray: gray, depth: depth.metres, recordedPose: recordedPose))
+        lastPose = update.cameraToWorld
+        let anchorEvents = try handle(update.events)
+        var fields: [(String, JSONValue)] = [
+            ("pose", update.cameraToWorld.map { .numbers($0.matrix) } ?? .null),
+            ("tracking", .object([("state", .string(update.state.name)),
+                                  ("reason", update.state.reason.map { .string($0.rawValue) } ?? .null)])),
+            ("mapping", .string(update.mapping.rawValue)),
+            ("events", .array(update.events.map(Self.record))),
+        ]
+        if let attempt = update.relocalization {
+            fields.append(("relocalization", .object([("reason", .string(attempt.reason.rawValue)), ("inliers", .int(attempt.inliers))])))
+        }
+        let detection = detector.detect(
+            in: depth, intrinsics: intrinsics,
+            down: update.cameraToWorld.map { $0.applyInverseRotation(planeOptions.down) } ?? SIMD3(0, 1, 0))
+        var anchorIDs = [Int?](repeating: nil, count: detection.planes.count)
+        var planeEvents: [JSONValue] = []
+        if let pose = update.cameraToWorld {
+            let integrated = planes.integrate(detection, cameraToWorld: pose)
+            anchorIDs = integrated.anchorIDs
+            planeEvents = integrated.events.map { PlaneRecords.event($0, map: planes) }
+        }
+        fields.append(("planes", .array(detection.planes.enumerated().map { k, plane in
+            PlaneRecords.geometry(plane, id: k + 1, extra: [("anchor", anchorIDs[k].map(JSONValue.int) ?? .null)])
+        })))
+        fields.append(("planeEvents", .array(planeEvents)))
+        fields.append(("anchorEvents", .array(anchorEvents)))
+        return fields
+    }
+
+    /// Anchor events for the tracker's events, saving the map when an interruption starts.
+    private mutating func handle(_ events: [TrackingEvent]) throws(WaymarkError) -> [JSONValue] {
+        var out: [JSONValue] = []
+        for event in events {
+            switch event {
+            case .interrupted:
+                interruptions += 1
+                try save()
+                out += anchors.map { .object([("event", .string("hidden")), ("id", .int($0.id))]) }
+            case .relocalized:
+                relocalizations += 1
+                out += anchors.map { Self.anchorRecord($0, event: "restored") }
+            case .reset:
+                out += anchors.map { .object([("event", .string("removed")), ("id", .int($0.id))]) }
+                loadedAnchors = []
+                _ = planes.reset()
+            case .relocalizationCancelled, .keyframeAdded:
+                break
+            }
+        }
+        return out
+    }
+
+    static func anchorRecord(_ anchor: WorldAnchor, event: String) -> JSONValue {
+        .object([("event", .string(event)), ("id", .int(anchor.id)), ("kind", .string(anchor.kind.rawValue)),
+                 ("name", .string(anchor.name)), ("transform", .numbers(anchor.transform.matrix)),
+                 ("extent", .numbers([anchor.extent.x, anchor.extent.y]))])
+    }
+
+    static func record(_ event: TrackingEvent) -> JSONValue {
+        switch event {
+        case .interrupted(let cause): .object([("event", .string("interrupted")), ("cause", .string(cause.rawValue))])
+        case .relocalized(let keyframe, let inliers):
+            .object([("event", .string("relocalized")), ("keyframe", .int(keyframe)), ("inliers", .int(inliers))])
+        case .relocalizationCancelled: .object([("event", .string("relocalization_cancelled"))])
+        case .reset: .object([("event", .string("reset"))])
+        case .keyframeAdded(let id): .object([("event", .string("keyframe_added")), ("keyframe", .int(id))])
+        }
+    }
+}
+
+extension WorldAnchor {
+    /// A world plane anchor: x and z along the surface's rectangle, y its normal.
+    init(plane anchor: PlaneAnchor) {
+        let s = anchor.surface
+        let y = s.plane.normal
+        let (x, z) = (s.axisU, s.axisV)
+        // Columns x, y, z; z flipped if needed so the frame is right-handed.
+        let handed = (x.y * y.z - x.z * y.y) * z.x + (x.z * y.x - x.x * y.z) * z.y + (x.x * y.y - x.y * y.x) * z.z
+        let zz = handed < 0 ? -z : z
+        self.init(id: anchor.id, kind: .plane, name: s.classification.rawValue,
+                  transform: RigidTransform(rotation: [x.x, y.x, zz.x, x.y, y.y, zz.y, x.z, y.z, zz.z],
+                                            translation: [s.center.x, s.center.y, s.center.z]),
+                  extent: s.extent)
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+import TestSupport
+import WaymarkCore
+import WaymarkRelocalization
+import WaymarkVision
+
+/// The tracker over the walk-through at 320×240: its rendered depth, and either its true poses
+/// as the recorded source or the engine's odometry (at 10 fps: at 5 it loses this hand-held path).
+@Suite struct WorldTrackerTests {
+    static func walkthrough(framesPerSecond: Double = 5) throws -> Walkthrough? {
+        guard let folder = Walkthrough.installedPosterFolder() else { return nil }
+        return try Walkthrough(posterFolder: folder, width: 320, height: 240, framesPerSecond: framesPerSecond)
+    }
+
+    static func frame(_ walk: Walkthrough, _ index: Int, recorded: Bool) -> TrackingFrame {
+        let frame = walk.frames[index]
+        let (gray, depth) = walk.gray(frame)
+        return TrackingFrame(timestamp: frame.timestamp, gray: gray, depth: depth,
+                             recordedPose: recorded ? frame.cameraToWorld : nil)
+    }
+
+    /// A pause during the scan, resuming near where it stopped: no pose until the camera is found again, then poses in the
+    /// original world (within 2 cm of the truth) with the odometry tracking on from there.
+    @Test func afterAPauseThePoseComesBackInTheOriginalWorld() throws {
+        guard let walk = try Self.walkthrough(framesPerSecond: 10) else { return }
+        let tracker = WorldTracker(intrinsics: walk.intrinsics)
+        let first = walk.frames[0].cameraToWorld
+        for i in 0..<30 {
+            let update = tracker.track(Self.frame(walk, i, recorded: false))
+            #expect(update.cameraToWorld != nil && update.state == .normal, "frame \(i): \(update.state)")
+        }
+        #expect(tracker.map.keyframes.count >= 2)
+        #expect(tracker.pause() == [.interrupted(.paused)])
+        var relocalizedAt: Int?
+        var refusals: [String] = []
+        for i in 33..<40 {
+            let update = tracker.track(Self.frame(walk, i, recorded: false))
+            // The odometry's world is the first camera's.
+            let truth = first.inverse * walk.frames[i].cameraToWorld
+            if relocalizedAt == nil {
+                if update.events.contains(where: { if case .relocalized = $0 { true } else { false } }) {
+                    relocalizedAt = i
+                } else {
+                    #expect(update.state == .limited(.relocalizing) && update.cameraToWorld == nil)
+                    refusals.append("\(i): \(update.relocalization.map { "\($0.reason) \($0.inliers) \($0.centreUncertainty ?? -1)" } ?? "none")")
+                    continue
+                }
+            }
+            let pose = try #require(update.cameraToWorld, "frame \(i)")
+            let error = pose.difference(to: truth)
+            #expect(error.translation < 0.02 && error.rotationDegrees < 1, "frame \(i): \(error)")
+        }
+        #expect(relocalizedAt == 33, "relocalized at \(relocalizedAt.map(String.init) ?? "none"); before: \(refusals)")
+    }
+
+    /// The textureless wall and the fast turn are reported as such, from the measured feature
+    /// count and speed; the time gap before the return view is an interruption.
+    @Test func statesComeFromMeasuredSignals() throws {
+        guard let walk = try Self.walkthrough() else { return }
+        let tracker = WorldTracker(intrinsics: walk.intrinsics)
+        var states: [Walkthrough.Segment: [TrackingState]] = [:]
+        var interrupted: [Int] = []
+        for i in walk.frames.indices {
+            let update = tracker.track(Self.frame(walk, i, recorded: true))
+            states[walk.frames[i].segment, default: []].append(update.state)
+            if update.events.contains(.interrupted(.gap)) { interrupted.append(i) }
+        }
+        let textureless = states[.textureless] ?? []
+        #expect(textureless.filter { $0 == .limited(.insufficientFeatures) }.count >= textureless.count - 1, "\(textureless)")
+        #expect((states[.fast] ?? []).contains(.limited(.excessiveMotion)), "\(states[.fast] ?? [])")
+        #expect((states[.scan] ?? []).filter { $0 != .normal }.count <= 1, "\(states[.scan] ?? [])")
+        let resume = try #require(walk.frames.firstIndex { $0.segment == .afterInterruption })
+        #expect(interrupted == [resume])
+    }
+
+    /// A map loaded from its file relocalizes a frame to exactly the pose the map in memory
+    /// gives; a place the map does not hold keeps the session relocalizing until the timeout,
+    /// which gives up into a new world.
+    @Test func aSavedMapRelocalizesExactlyAsInMemoryAndTimesOutElsewhere() throws {
+        guard let walk = try Self.walkthrough() else { return }
+        let scratch = try Scratch()
+        let building = WorldTracker(intrinsics: walk.intrinsics)
+        for i in 0..<15 { _ = building.track(Self.frame(walk, i, recorded: true)) }
+        building.map.anchors = [WorldAnchor(id: 3, kind: .named, name: "vase", transform: walk.frames[3].cameraToWorld)]
+        try building.map.write(to: scratch.path("scan.waymap"))
+        let loaded = try WorldMap(contentsOf: scratch.path("scan.waymap"))
+        #expect(loaded.anchors == building.map.anchors)
+        let query = Self.frame(walk, 16, recorded: false)
+        let inMemory = Relocalizer(map: building.map).relocalize(gray: query.gray, depth: query.depth, intrinsics: walk.intrinsics)
+        let fromFile = Relocalizer(map: loaded).relocalize(gray: query.gray, depth: query.depth, intrinsics: walk.intrinsics)
+        #expect(inMemory.isRelocalized)
+        #expect(fromFile.cameraToWorld == inMemory.cameraToWorld && fromFile.inliers == inMemory.inliers)
+
+        var options = WorldTrackingOptions()
+        options.relocalizationTimeout = 1
+        let elsewhere = WorldTracker(intrinsics: walk.intrinsics, options: options, map: loaded)
+        #expect(elsewhere.isRelocalizing)
+        // The textureless wall: nothing of the map in view.
+        let wall = try #require(walk.frames.firstIndex { $0.segment == .textureless })
+        var events: [TrackingEvent] = []
+        for (k, i) in (wall..<(wall + 7)).enumerated() {
+            var frame = Self.frame(walk, i, recorded: false)
+            frame.timestamp = Double(k) * 0.2
+            let update = elsewhere.track(frame)
+            events += update.events
+            if k <= 5 { #expect(update.cameraToWorld == nil && update.state == .limited(.relocalizing), "frame \(k)") }
+        }
+        #expect(events == [.relocalizationCancelled, .reset])
+        #expect(!elsewhere.isRelocalizing && elsewhere.map.anchors.isEmpty)
+    }
+}
