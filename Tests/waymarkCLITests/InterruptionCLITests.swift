@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+import TestSupport
+import Waymark
+
+/// `waymark process` through interruptions, over 5 s of the walk-through's scan (320×240, 10 fps).
+@Suite struct InterruptionCLITests {
+    static func records(_ path: String) throws -> [[String: Any]] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+    }
+
+    static func frame(_ records: [[String: Any]], _ index: Int) -> [String: Any]? {
+        records.first { $0["type"] as? String == "frame" && $0["index"] as? Int == index }
+    }
+
+    static func restored(_ record: [String: Any]?) -> [[String: Any]] {
+        ((record?["anchorEvents"] as? [[String: Any]]) ?? []).filter { $0["event"] as? String == "restored" }
+    }
+
+    /// - A: frames 30–32 dropped. The interruption record hides every anchor, no frame reports a
+    ///   pose until frame 33 relocalizes (within 2 cm of the truth) and restores them.
+    /// - The map saved at the interruption's start, loaded into a new run that starts at frame
+    ///   33 (`--interrupt 0:33 --load-map`), puts the camera and every anchor exactly where A's
+    ///   in-memory relocalization did.
+    /// - A run killed during an interruption has already saved its map.
+    @Test func interruptionsHideAndRestoreAnchorsAndTheSavedMapResumesExactly() throws {
+        guard let folder = Walkthrough.installedPosterFolder() else { return }
+        let scratch = try Scratch()
+        let walk = try Walkthrough(posterFolder: folder, width: 320, height: 240, framesPerSecond: 10)
+        let sequence = scratch.url.appendingPathComponent("walk")
+        try WalkthroughWriter.write(walk, to: sequence, frameLimit: 50)
+
+        let a = try CLI.run(["process", sequence.path, "--interrupt", "30:3", "--output", scratch.path("a.jsonl"), "--quiet"])
+        #expect(a.status == 0, "\(a.stderr)")
+        let recordsA = try Self.records(scratch.path("a.jsonl"))
+        let interruption = try #require(recordsA.first { $0["type"] as? String == "interruption" })
+        #expect(interruption["index"] as? Int == 30)
+        let hidden = ((interruption["anchorEvents"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? Int }
+        #expect(hidden.count >= 2, "\(interruption)")
+        let resumed = try #require(Self.frame(recordsA, 33))
+        #expect((resumed["events"] as? [[String: Any]])?.contains { $0["event"] as? String == "relocalized" } == true, "\(resumed)")
+        #expect(Set(Self.restored(resumed).compactMap { $0["id"] as? Int }) == Set(hidden))
+        let pose = try #require(resumed["pose"] as? [Double])
+        let truth = walk.frames[33].cameraToWorld.translation
+        let offset = zip([pose[3], pose[7], pose[11]], truth).map { ($0 - $1) * ($0 - $1) }.reduce(0, +).squareRoot()
+        #expect(offset < 0.02, "\(offset) m")
+
+        // The map as it was when the interruption started (nothing after it is processed).
+        let saved = scratch.path("at-interruption.waymap")
+        let cut = try CLI.run(["process", sequence.path, "--interrupt", "30:20", "--save-map", saved, "--output",
+                               scratch.path("cut.jsonl"), "--quiet"])
+        #expect(cut.status == 0, "\(cut.stderr)")
+        let b = try CLI.run(["process", sequence.path, "--interrupt", "0:33", "--load-map", saved, "--output",
+                             scratch.path("b.jsonl"), "--quiet"])
+        #expect(b.status == 0, "\(b.stderr)")
+        let resumedB = try #require(Self.frame(try Self.records(scratch.path("b.jsonl")), 33))
+        #expect(resumedB["pose"] as? [Double] == pose)
+        let byID = { (events: [[String: Any]]) in
+            Dictionary(uniqueKeysWithValues: events.map { ($0["id"] as! Int, $0["transform"] as! [Double]) })
+        }
+        #expect(byID(Self.restored(resumedB)) == byID(Self.restored(resumed)))
+        #expect(!Self.restored(resumedB).isEmpty)
+
+        // Killed during an interruption: the file is there, whole, while the run still goes on.
+        let killed = scratch.path("killed.waymap")
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = ["process", sequence.path, "--interrupt", "10:2", "--save-map", killed, "--output", scratch.path("k.jsonl"), "--quiet"]
+        try process.run()
+        while process.isRunning, !FileManager.default.fileExists(atPath: killed) { usleep(20_000) }
+        let wasRunning = process.isRunning
+        process.terminate()
+        process.waitUntilExit()
+        #expect(wasRunning, "the map was not saved before the run ended")
+        let map = try WorldMap(contentsOf: killed)
+        #expect(!map.keyframes.isEmpty)
+    }
+}
