@@ -10,6 +10,8 @@ extension Walkthrough {
         public var before: Range<Int>
         /// The frames after it, in order, that try to relocalize.
         public var after: Range<Int>
+        /// Whether frames that are keyframes of the map are left out of `after`.
+        public var excludingKeyframes = false
     }
 
     /// One-second gaps in the scan at 2, 4.5 and 7 s, one at 8 s that resumes in the dark, and
@@ -20,6 +22,13 @@ extension Walkthrough {
         var list = [2.0, 4.5, 7, 8].map { t in
             Interruption(name: "scan, 1 s gap at \(t) s" + (t == 8 ? ", resumes in the dark" : ""), before: 0..<frame(at: t),
                          after: frame(at: t + 1)..<frame(at: t + 2))
+        }
+        // The HIG's case: after the call the person points the camera back where it was. The
+        // frames of the last second before the gap stand in for that return (the map's keyframes
+        // among them left out).
+        list += [4.5, 7].map { t in
+            Interruption(name: "back where it was at \(t) s", before: 0..<frame(at: t), after: frame(at: t - 1)..<frame(at: t),
+                         excludingKeyframes: true)
         }
         if let resume = frames.firstIndex(where: { $0.segment == .afterInterruption }) {
             list.append(Interruption(name: "return from another angle, 4 s gap", before: 0..<resume,

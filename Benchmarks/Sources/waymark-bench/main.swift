@@ -8,7 +8,8 @@ let usage = """
            waymark-bench walkthrough --output DIR [--seed N] [--size WxH] [--fps N]
 
     Suites: detection (parts: oxford, many, following, library, startup); planes (needs `make bench-setup` for
-    Open3D; --python defaults to .build/bench-python/bin/python there). --no-baseline skips the Python
+    Open3D; --python defaults to .build/bench-python/bin/python there); relocalization (parts: walkthrough,
+    timing, unknown, strecha; the baseline runs on Debian's python3-opencv). --no-baseline skips the Python
     baselines, for quick iteration only. Results print as Markdown on standard output, for Benchmarks/RESULTS.md.
     sample-video writes the demo's synthetic video, its references and its ground truth.
     walkthrough writes a synthetic RGB-D walk-through (TUM layout plus truth.json; see Datasets/README.md).
@@ -52,8 +53,10 @@ case "planes":
 case "relocalization":
     let parts = arguments.indices.filter { arguments[$0] == "--part" && $0 + 1 < arguments.count }.map { arguments[$0 + 1] }
     guard SharedDatasets.root != nil else { fail(SharedDatasets.absentMessage, 66) }
+    let script = SharedDatasets.repositoryRoot.appendingPathComponent("Benchmarks/baselines/relocalization_baseline.py").path
     let suite = RelocalizationSuite(
-        baseline: nil, scratch: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("waymark-bench-\(getpid())"),
+        baseline: arguments.contains("--no-baseline") ? nil : Baseline(python: option("--python") ?? "/usr/bin/python3", script: script),
+        scratch: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("waymark-bench-\(getpid())"),
         parts: parts.isEmpty ? RelocalizationSuite.allParts : Set(parts))
     do { try suite.run() } catch { fail("\(error)", 70) }
 case "sample-video":
