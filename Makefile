@@ -56,6 +56,7 @@ bench: bench-setup
 	$(SWIFT) build -c release
 	.build/release/waymark-bench detection
 	.build/release/waymark-bench planes
+	.build/release/waymark-bench relocalization
 
 clean:
 	rm -rf .build $(OUT)

@@ -11,7 +11,7 @@ public struct RelocalizationOptions: Equatable, Sendable {
     /// ORB-SLAM2's bar for accepting a relocalization.
     public var minimumInliers = 50
     /// Largest RMS reprojection error of the inliers, pixels.
-    public var maximumReprojectionError = 2.0
+    public var maximumReprojectionError = 2.5
     /// Largest first-order standard deviation of the camera centre, metres: a pose the inliers
     /// pin down less well than this is refused however many there are.
     public var maximumCentreUncertainty = 0.025
@@ -90,7 +90,10 @@ public final class Relocalizer {
         -> Relocalization
     {
         guard features.count >= options.minimumInliers else { return Relocalization(reason: .tooFewFeatures, inliers: 0) }
-        let candidates = places.rank(features, limit: options.candidates).map(\.document)
+        // A map of no more keyframes than candidates is searched whole: its bag-of-words
+        // weights say little (a word in every keyframe weighs nothing).
+        let candidates = map.keyframes.count <= options.candidates
+            ? Array(map.keyframes.indices) : places.rank(features, limit: options.candidates).map(\.document)
         guard !candidates.isEmpty else { return Relocalization(reason: .noSimilarPlace, inliers: 0) }
         let keypoints = features.keypoints
         // Per query feature, its closest ratio-tested match over the candidates, each matched

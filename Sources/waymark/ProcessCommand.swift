@@ -8,10 +8,11 @@ enum ProcessCommand: Command {
                                [--output FILE] [--annotate VIDEO] [--intrinsics fx,fy,cx,cy] [--quiet]
                waymark process SEQUENCE [--references MANIFEST|FOLDER] [--intrinsics fx,fy,cx,cy]
                                [--depth-scale S] [--gravity x,y,z] [--fps N] [--trajectory FILE]
-                               [--output FILE] [--quiet]
+                               [--interrupt START:COUNT]... [--save-map FILE] [--load-map FILE]
+                               [--relocalization-timeout SECONDS] [--output FILE] [--quiet]
 
         Follows the active reference images through VIDEO. Writes JSON Lines (schema
-        "waymark.process/1", see docs/OUTPUT.md): a header record, one record per frame
+        "waymark.process/2", see docs/OUTPUT.md): a header record, one record per frame
         {"type": "frame", "index", "timestamp" (seconds, from the video), "detections": [...
         with "state": detected | tracked | lost]}, and a summary record. The file is flushed
         after every frame; if the video breaks off, the frames so far are kept, the summary
@@ -23,6 +24,10 @@ enum ProcessCommand: Command {
         with the "anchor" it joined) and "planeEvents" (added, updated, merged, removed world
         anchors) in the world of groundtruth.txt's poses, or, without it, of the engine's own
         RGB-D odometry (world = the first camera); the summary lists the final anchors.
+        Each frame also reports its tracking state and mapping status. A time jump over 0.5 s,
+        dropped frames or lost tracking is an interruption: no pose and every anchor hidden
+        until the camera is relocalized in the map, then poses in the original world and the
+        anchors restored where they were.
 
         Options:
           --references PATH   a manifest (.json) or a folder of images
@@ -37,6 +42,14 @@ enum ProcessCommand: Command {
           --gravity x,y,z     SEQUENCE: the direction of gravity in the poses' world (default 0,-1,0)
           --fps N             plain-folder SEQUENCE: frames per second (default 30)
           --trajectory FILE   SEQUENCE: write the camera poses used, TUM format (camera-to-world)
+          --interrupt S:N     SEQUENCE: drop N frames from index S, as an interruption (repeatable)
+          --save-map FILE     SEQUENCE: write the world map (.waymap) when an interruption starts
+                              and at the end
+          --load-map FILE     SEQUENCE: start by relocalizing into this map's world; its anchors
+                              are restored once found
+          --relocalization-timeout SECONDS
+                              SEQUENCE: give relocalization up after this long (stream time) and
+                              start a new world (default: keep trying)
           --quiet             no progress and no warnings
           --help              this text
         """
@@ -45,7 +58,7 @@ enum ProcessCommand: Command {
         "--trajectory", "--interrupt", "--relocalization-timeout", "--save-map", "--load-map",
     ]
     static let flagOptions: Set<String> = ["--auto-select", "--quiet", "--help"]
-    static let schema = "waymark.process/1"
+    static let schema = "waymark.process/2"
 
     static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode {
         guard arguments.positionals.count == 1 else {

@@ -10,7 +10,7 @@ struct RelocalizationSuite {
     var baseline: Baseline?
     var scratch: URL
     var parts: Set<String>
-    static let allParts: Set<String> = ["walkthrough", "strecha", "unknown", "timing", "drift"]
+    static let allParts: Set<String> = ["walkthrough", "strecha", "unknown", "timing", "drift", "tum"]
     /// Within this of the truth a relocalization is right; outside it, it is wrong.
     static let tolerance = (metres: 0.05, degrees: 5.0)
     /// "Back near its pre-interruption viewpoint": within this of a keyframe's camera.
@@ -82,6 +82,7 @@ struct RelocalizationSuite {
             if parts.contains("drift") { try drift(walk) }
         }
         if parts.contains("strecha") { try strecha() }
+        if parts.contains("tum") { try tumOffice() }
     }
 
     // MARK: Waymark and the baseline on the walk-through
@@ -302,6 +303,83 @@ struct RelocalizationSuite {
         print("\nTracker states over the walk: \(states.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")). "
               + "Per frame: median \(format(summary.median, 1)) ms, p90 \(format(summary.p90, 1)) ms (odometry, features, keyframes, "
               + "relocalization after the gap).\n")
+    }
+
+    // MARK: TUM fr3 office, consistency
+
+    /// 17 real frames about 1 s apart, without ground truth and with depth for the first only.
+    /// Their poses are reconstructed from the data alone: the first frame's depth gives metric
+    /// points, every frame that relocalizes against the map so far joins it as a posed view, its
+    /// points triangulated with its neighbours, until no more join. Then each posed frame is
+    /// relocalized against a map rebuilt without it, and compared with its reconstructed pose.
+    func tumOffice() throws {
+        guard let folder = SharedDatasets.path("tum_fr3_office_frames/rgb"),
+            let depthPath = SharedDatasets.path("open3d_testdata_rgbd/RGBD/other_formats/TUM_depth.png")
+        else { return }
+        print("### TUM fr3 office frames, consistency (640×480, about 1 s apart, no ground truth)\n")
+        let intrinsics = Intrinsics(fx: 535.4, fy: 539.2, cx: 320.6, cy: 248.1)
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".png") }.sorted()
+        let features = try files.map {
+            FeatureSet(detectingIn: try Image(contentsOf: "\(folder)/\($0)", gray: true), options: TriangulationOptions.defaultFeatures)
+        }
+        let timestamps = files.map { Double($0.dropLast(4)) ?? 0 }
+        let depth = try DepthImage(contentsOf: depthPath, scale: 0.0002)
+        var options = RelocalizationOptions()
+        options.features = TriangulationOptions.defaultFeatures
+        var poses: [Int: RigidTransform] = [0: .identity]
+        func map(without left: Int?) -> WorldMap {
+            let viewIDs = poses.keys.sorted().filter { $0 != left }
+            var keyframes: [Keyframe] = []
+            if left != 0 {
+                keyframes.append(Keyframe(id: 0, timestamp: timestamps[0], features: features[0], width: depth.width,
+                                          height: depth.height, depth: depth.metres, cameraToWorld: .identity, intrinsics: intrinsics))
+            }
+            let views = viewIDs.map {
+                PosedView(timestamp: timestamps[$0], features: features[$0], width: depth.width, height: depth.height,
+                          cameraToWorld: poses[$0]!, intrinsics: intrinsics)
+            }
+            let triangulated = views.count >= 2 ? Keyframe.triangulating(views, firstID: 1000) : []
+            keyframes += zip(viewIDs, triangulated).filter { $0.0 != 0 && !$0.1.points.isEmpty }.map(\.1)
+            return WorldMap(keyframes: keyframes)
+        }
+        var joined = true
+        while joined {
+            joined = false
+            let relocalizer = Relocalizer(map: map(without: nil), options: options)
+            for k in features.indices where poses[k] == nil {
+                let result = relocalizer.relocalize(features: features[k], width: depth.width, height: depth.height, intrinsics: intrinsics)
+                if ProcessInfo.processInfo.environment["WAYMARK_BENCH_DEBUG"] != nil {
+                    FileHandle.standardError.write(Data("\(k) \(result.reason) \(result.inliers) \(result.centreUncertainty ?? -1) \(result.rmsReprojectionError ?? -1)\n".utf8))
+                }
+                if let pose = result.cameraToWorld {
+                    poses[k] = pose
+                    joined = true
+                }
+            }
+        }
+        var attempts: [Attempt] = []
+        for k in poses.keys.sorted() {
+            let others = map(without: k)
+            guard others.pointCount > 0 else {
+                attempts.append(Attempt(accepted: false, reason: "no map without it", inliers: 0, ms: 0, error: nil))
+                continue
+            }
+            let relocalizer = Relocalizer(map: others, options: options)
+            let (result, ms) = milliseconds {
+                relocalizer.relocalize(features: features[k], width: depth.width, height: depth.height, intrinsics: intrinsics)
+            }
+            attempts.append(Attempt(accepted: result.isRelocalized, reason: result.reason.rawValue, inliers: result.inliers, ms: ms,
+                                    error: result.cameraToWorld.map { $0.difference(to: poses[k]!) }))
+        }
+        let errors = attempts.compactMap(\.error)
+        print("\(poses.count) of \(files.count) frames joined the reconstruction (metric through frame 1341847980.72's depth). "
+              + "Each relocalized against the others' map: \(attempts.filter(\.accepted).count) of \(attempts.count) relocalized, "
+              + "\(attempts.filter(\.isRight).count) within 5 cm / 5° of its reconstructed pose"
+              + (errors.isEmpty ? "" : ", median difference \(format(Summary(errors.map { $0.translation * 100 }).median)) cm / "
+                 + "\(format(Summary(errors.map(\.rotationDegrees)).median))°, largest "
+                 + "\(format((errors.map(\.translation).max() ?? 0) * 100)) cm")
+              + "; \(format(Summary(attempts.map(\.ms)).median, 1)) ms per attempt (features already detected)\(refusals(attempts)). "
+              + "Not joined: \(files.indices.filter { poses[$0] == nil }.map { String(files[$0].prefix(13)) }.joined(separator: ", ")).\n")
     }
 
     // MARK: Strecha

@@ -196,6 +196,7 @@ cs_status cs_pose_estimate_ransac(const double *object_points, const float *imag
             refine_image.push_back(image[size_t(i)]);
         }
         cv::solvePnPRefineLM(refine_object, refine_image, k, cv::noArray(), rvec, tvec);
+        if (!cv::checkRange(rvec) || !cv::checkRange(tvec)) return;
         std::vector<cv::Point2d> projected;
         cv::projectPoints(object, rvec, tvec, k, cv::noArray(), projected);
         cv::Matx33d r;
