@@ -9,9 +9,10 @@ public struct WorldAnchor: Equatable, Sendable {
     public var kind: Kind
     /// The surface's classification, the reference image's name, or the name a person gave.
     public var name: String
-    /// Anchor-to-world: the anchor's own axes (for a plane, x and z in the surface, y its normal).
+    /// Anchor-to-world: the anchor's own axes. A plane's x and z lie in the surface, y is its
+    /// normal; an image's origin is its centre, x along its rows, y down its columns, z into it.
     public var transform: RigidTransform
-    /// Width and length in the anchor's x and z, metres; zero for a point.
+    /// Its size, metres: a plane's along x and z, an image's along x and y; zero for a point.
     public var extent: SIMD2<Double>
 
     public init(id: Int, kind: Kind, name: String, transform: RigidTransform, extent: SIMD2<Double> = .zero) {

@@ -155,6 +155,12 @@ public struct PlaneMap: Sendable {
 
     public func anchor(id: Int) -> PlaneAnchor? { anchors.first { $0.id == id } }
 
+    /// An identifier no plane anchor will take, for an anchor of another kind kept beside them.
+    public mutating func reserveIdentifier() -> Int {
+        defer { nextID += 1 }
+        return nextID
+    }
+
     private func makeSurface(_ moments: PointMoments, outline: [SIMD3<Double>], viewpoint: SIMD3<Double>) -> DetectedPlane? {
         PlaneOutline.make(inliers: moments, boundaryPoints: outline, down: options.down,
                           alignmentToleranceDegrees: options.alignmentToleranceDegrees, viewpoint: viewpoint)

@@ -56,6 +56,8 @@ public enum TrackingEvent: Equatable, Sendable {
     case interrupted(Cause)
     /// Found again in the map's world: anchors are back where they were.
     case relocalized(keyframe: Int, inliers: Int)
+    /// Found again through an anchor seen in the frame (a reference image of known world pose).
+    case relocalizedOnAnchor(Int)
     /// Relocalization ran out of time and was given up (a reset follows).
     case relocalizationCancelled
     /// A new world: the map and its anchors are gone.

@@ -79,7 +79,7 @@ public final class WorldTracker {
         self.intrinsics = intrinsics
         self.options = options
         self.map = map ?? WorldMap()
-        isRelocalizing = map.map { $0.pointCount > 0 } ?? false
+        isRelocalizing = map.map { $0.pointCount > 0 || !$0.anchors.isEmpty } ?? false
     }
 
     /// An interruption starts (the app went to the background): tracking stops until frames
@@ -129,7 +129,7 @@ public final class WorldTracker {
         odometry = nil
         odometryFailures = 0
         lastPose = nil
-        guard map.pointCount > 0 else { return [.interrupted(cause)] + reset() }
+        guard map.pointCount > 0 || !map.anchors.isEmpty else { return [.interrupted(cause)] + reset() }
         isRelocalizing = true
         relocalizingSince = nil
         return [.interrupted(cause)]
@@ -137,13 +137,41 @@ public final class WorldTracker {
 
     private func relocalize(_ frame: TrackingFrame, features: FeatureSet, events: [TrackingEvent]) -> TrackingUpdate {
         relocalizingSince = relocalizingSince ?? frame.timestamp
-        if relocalizer == nil { relocalizer = Relocalizer(map: map, options: options.relocalization) }
-        let attempt = relocalizer!.relocalize(features: features, width: frame.gray.width, height: frame.gray.height,
+        var attempt: Relocalization?
+        // A map of anchors alone (no keyframes) waits for another way back (`adopt`).
+        if map.pointCount > 0 {
+            if relocalizer == nil { relocalizer = Relocalizer(map: map, options: options.relocalization) }
+            attempt = relocalizer!.relocalize(features: features, width: frame.gray.width, height: frame.gray.height,
                                               depth: frame.depth, intrinsics: intrinsics)
-        guard let pose = attempt.cameraToWorld, let keyframe = attempt.keyframe else {
+        }
+        guard let attempt, let pose = attempt.cameraToWorld, let keyframe = attempt.keyframe else {
             return TrackingUpdate(state: .limited(.relocalizing), mapping: .limited, cameraToWorld: nil, events: events,
                                   relocalization: attempt, featureCount: features.count)
         }
+        resume(at: pose, frame)
+        return TrackingUpdate(state: .normal, mapping: .mapped, cameraToWorld: pose,
+                              events: events + [.relocalized(keyframe: keyframe, inliers: attempt.inliers)],
+                              relocalization: attempt, featureCount: features.count)
+    }
+
+    /// Ends a relocalization with a pose found another way: a reference image seen in
+    /// `frame`, whose world pose anchor `anchor` holds. `update` is what `track` returned for
+    /// the frame; the result replaces it. Nil when not relocalizing.
+    public func adopt(_ cameraToWorld: RigidTransform, for frame: TrackingFrame, anchor: Int, replacing update: TrackingUpdate)
+        -> TrackingUpdate?
+    {
+        guard isRelocalizing else { return nil }
+        resume(at: cameraToWorld, frame)
+        var adopted = update
+        adopted.state = .normal
+        adopted.mapping = .mapped
+        adopted.cameraToWorld = cameraToWorld
+        adopted.events.append(.relocalizedOnAnchor(anchor))
+        return adopted
+    }
+
+    /// Tracking goes on from `pose`, in the map's world.
+    private func resume(at pose: RigidTransform, _ frame: TrackingFrame) {
         isRelocalizing = false
         relocalizingSince = nil
         if let recorded = frame.recordedPose { recordedToWorld = pose * recorded.inverse }
@@ -152,9 +180,6 @@ public final class WorldTracker {
             _ = odometry!.track(gray: frame.gray, depth: depth)
         }
         lastPose = pose
-        return TrackingUpdate(state: .normal, mapping: .mapped, cameraToWorld: pose,
-                              events: events + [.relocalized(keyframe: keyframe, inliers: attempt.inliers)],
-                              relocalization: attempt, featureCount: features.count)
     }
 
     private func follow(_ frame: TrackingFrame, features: FeatureSet, events: [TrackingEvent]) -> TrackingUpdate {

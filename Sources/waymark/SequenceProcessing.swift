@@ -14,11 +14,11 @@ enum SequenceProcessing {
         let scale = try arguments.depthScale() ?? (sequence.layout == .tum ? 0.0002 : 0.001)
         let recorded = try RecordedPoses(sequence, posesFile: nil)
         let dropped = try droppedFrames(arguments, frameCount: sequence.frames.count)
+        let loaded = try arguments.value("--references") == nil ? nil : try loadReferences(arguments, quiet: quiet)
         var session = try makeSession(arguments, sequence: sequence, intrinsics: intrinsics, poses: recorded.source,
-                                      savePath: try arguments.value("--save-map"))
+                                      savePath: try arguments.value("--save-map"), references: loaded?.references ?? [])
         let trajectoryPath = try arguments.value("--trajectory")
         var trajectory = Trajectory(samples: [])
-        let loaded = try arguments.value("--references") == nil ? nil : try loadReferences(arguments, quiet: quiet)
         let imageTracker = loaded.map { loaded in
             var options = ImageTrackerOptions()
             options.detector = loaded.options
@@ -49,14 +49,15 @@ enum SequenceProcessing {
             ]
             do throws(WaymarkError) {
                 let images = try loadFrame(frame, scale: scale)
-                let fields = try session.process(timestamp: frame.timestamp, gray: images.gray, depth: images.depth,
-                                                 recordedPose: recorded.pose(ofFrame: index), intrinsics: intrinsics)
-                record += fields
-                if let pose = session.lastPose { trajectory.samples.append(.init(timestamp: frame.timestamp, pose: pose)) }
+                var found: [ImageDetection]?
                 if let imageTracker, let colorPath = frame.colorPath {
-                    let found = imageTracker.process(try Image(contentsOf: colorPath, gray: false), intrinsics: intrinsics)
-                    record.append(("detections", .array(found.map { $0.record(includeState: true) })))
+                    found = imageTracker.process(try Image(contentsOf: colorPath, gray: false), intrinsics: intrinsics)
                 }
+                record += try session.process(timestamp: frame.timestamp, gray: images.gray, depth: images.depth,
+                                              recordedPose: recorded.pose(ofFrame: index), intrinsics: intrinsics,
+                                              detections: found ?? [])
+                if let pose = session.lastPose { trajectory.samples.append(.init(timestamp: frame.timestamp, pose: pose)) }
+                if let found { record.append(("detections", .array(found.map { $0.record(includeState: true) }))) }
             } catch {
                 failures += 1
                 if firstFailure == nil { firstFailure = error }
@@ -98,7 +99,8 @@ enum SequenceProcessing {
     /// The session for a sequence: tracking options from the arguments, gravity in the poses'
     /// world, and the map of --load-map to relocalize into.
     static func makeSession(_ arguments: Arguments, sequence: RGBDSequence, intrinsics: Intrinsics,
-                            poses: RecordedPoses.Source, savePath: String?) throws(WaymarkError) -> SequenceSession
+                            poses: RecordedPoses.Source, savePath: String?, references: [ReferenceImage] = [])
+        throws(WaymarkError) -> SequenceSession
     {
         var options = WorldTrackingOptions()
         if !sequence.frames.allSatisfy({ $0.colorPath != nil }) { options.odometry = .icp }
@@ -114,7 +116,7 @@ enum SequenceProcessing {
         if let gravity = try arguments.value("--gravity") { planeOptions.down = try PlanesCommand.parseGravity(gravity) }
         let loaded = try arguments.value("--load-map").map { (path: String) throws(WaymarkError) in try WorldMap(contentsOf: path) }
         return try SequenceSession(intrinsics: intrinsics, options: options, planeOptions: planeOptions, loadedMap: loaded,
-                                   savePath: savePath)
+                                   savePath: savePath, references: references)
     }
 
     /// Frame indices --interrupt START:COUNT (repeatable) drops.

@@ -12,6 +12,10 @@ struct SequenceSession {
     private let detector: PlaneDetector
     /// Anchors of a loaded map: restored as stored when the camera is found in its world.
     private(set) var loadedAnchors: [WorldAnchor]
+    /// Reference images this session placed in the world (the first pose they were seen at).
+    private(set) var imageAnchors: [WorldAnchor] = []
+    /// Physical width and height, metres, of the references that have a physical width.
+    private let imageExtents: [String: SIMD2<Double>]
     let savePath: String?
     private(set) var interruptions = 0
     private(set) var relocalizations = 0
@@ -19,8 +23,14 @@ struct SequenceSession {
     private(set) var lastPose: RigidTransform?
 
     init(intrinsics: Intrinsics, options: WorldTrackingOptions, planeOptions: PlaneMapOptions, loadedMap: WorldMap?,
-         savePath: String?) throws(WaymarkError)
+         savePath: String?, references: [ReferenceImage] = []) throws(WaymarkError)
     {
+        var extents: [String: SIMD2<Double>] = [:]
+        for reference in references {
+            guard let width = reference.entry.physicalWidth else { continue }
+            extents[reference.name] = SIMD2(width, width * Double(reference.height) / Double(reference.width))
+        }
+        imageExtents = extents
         tracker = WorldTracker(intrinsics: intrinsics, options: options, map: loadedMap)
         loadedAnchors = loadedMap?.anchors ?? []
         var planeOptions = planeOptions
@@ -32,7 +42,7 @@ struct SequenceSession {
     }
 
     /// Every anchor of the session, in the world.
-    var anchors: [WorldAnchor] { loadedAnchors + planes.anchors.map(WorldAnchor.init(plane:)) }
+    var anchors: [WorldAnchor] { loadedAnchors + imageAnchors + planes.anchors.map(WorldAnchor.init(plane:)) }
 
     /// Writes the world map with every anchor to `savePath`, if there is one.
     func save() throws(WaymarkError) {
@@ -50,13 +60,36 @@ struct SequenceSession {
         return [("events", .array(events.map(Self.record))), ("anchorEvents", .array(anchorEvents))]
     }
 
-    /// Tracks one frame and anchors its planes; the record's fields.
+    /// Tracks one frame, anchors its planes and the reference images `detections` place; the
+    /// record's fields. While relocalizing, a detected reference image whose world pose an
+    /// anchor holds is another way back.
     mutating func process(timestamp: Double, gray: Image, depth: DepthImage, recordedPose: RigidTransform?,
-                          intrinsics: Intrinsics) throws(WaymarkError) -> [(String, JSONValue)]
+                          intrinsics: Intrinsics, detections: [ImageDetection] = []) throws(WaymarkError) -> [(String, JSONValue)]
     {
-        let update = tracker.track(TrackingFrame(timestamp: timestamp, gray: gray, depth: depth.metres, recordedPose: recordedPose))
+        let frame = TrackingFrame(timestamp: timestamp, gray: gray, depth: depth.metres, recordedPose: recordedPose)
+        var update = tracker.track(frame)
+        let seen = detections.filter { $0.state != .lost && $0.confidence >= Self.imageConfidence && $0.pose != nil }
+        if update.cameraToWorld == nil, tracker.isRelocalizing {
+            for detection in seen {
+                guard let anchor = imageAnchor(named: detection.name),
+                    let adopted = tracker.adopt(anchor.transform * detection.pose!.inverse, for: frame, anchor: anchor.id,
+                                                replacing: update)
+                else { continue }
+                update = adopted
+                break
+            }
+        }
         lastPose = update.cameraToWorld
-        let anchorEvents = try handle(update.events)
+        var anchorEvents = try handle(update.events)
+        if let pose = update.cameraToWorld, update.state == .normal {
+            for detection in seen where imageAnchor(named: detection.name) == nil {
+                guard let extent = imageExtents[detection.name] else { continue }
+                let anchor = WorldAnchor(id: planes.reserveIdentifier(), kind: .image, name: detection.name,
+                                         transform: pose * detection.pose!, extent: extent)
+                imageAnchors.append(anchor)
+                anchorEvents.append(Self.anchorRecord(anchor, event: "added"))
+            }
+        }
         var fields: [(String, JSONValue)] = [
             ("pose", update.cameraToWorld.map { .numbers($0.matrix) } ?? .null),
             ("tracking", .object([("state", .string(update.state.name)),
@@ -94,18 +127,26 @@ struct SequenceSession {
                 interruptions += 1
                 try save()
                 out += anchors.map { .object([("event", .string("hidden")), ("id", .int($0.id))]) }
-            case .relocalized:
+            case .relocalized, .relocalizedOnAnchor:
                 relocalizations += 1
                 out += anchors.map { Self.anchorRecord($0, event: "restored") }
             case .reset:
                 out += anchors.map { .object([("event", .string("removed")), ("id", .int($0.id))]) }
                 loadedAnchors = []
+                imageAnchors = []
                 _ = planes.reset()
             case .relocalizationCancelled, .keyframeAdded:
                 break
             }
         }
         return out
+    }
+
+    /// Detections below this confidence neither place an image anchor nor relocalize on one.
+    static let imageConfidence = 0.5
+
+    private func imageAnchor(named name: String) -> WorldAnchor? {
+        (loadedAnchors + imageAnchors).first { $0.kind == .image && $0.name == name }
     }
 
     static func anchorRecord(_ anchor: WorldAnchor, event: String) -> JSONValue {
@@ -119,6 +160,7 @@ struct SequenceSession {
         case .interrupted(let cause): .object([("event", .string("interrupted")), ("cause", .string(cause.rawValue))])
         case .relocalized(let keyframe, let inliers):
             .object([("event", .string("relocalized")), ("keyframe", .int(keyframe)), ("inliers", .int(inliers))])
+        case .relocalizedOnAnchor(let id): .object([("event", .string("relocalized")), ("anchor", .int(id))])
         case .relocalizationCancelled: .object([("event", .string("relocalization_cancelled"))])
         case .reset: .object([("event", .string("reset"))])
         case .keyframeAdded(let id): .object([("event", .string("keyframe_added")), ("keyframe", .int(id))])

@@ -164,11 +164,30 @@ public struct Walkthrough: Sendable {
         return folder
     }
 
+    /// The same room seen along another path: one frame per pose, 1/fps apart from t = 0,
+    /// all in the scan segment, without motion blur.
+    public func along(_ poses: [RigidTransform]) -> Walkthrough {
+        Walkthrough(room: self, frames: poses.enumerated().map { index, pose in
+            Frame(index: index, timestamp: Double(index) / framesPerSecond, cameraToWorld: pose, segment: .scan, brightness: 1,
+                  exposure: [pose])
+        })
+    }
+
+    private init(room: Walkthrough, frames: [Frame]) {
+        width = room.width
+        height = room.height
+        intrinsics = room.intrinsics
+        framesPerSecond = room.framesPerSecond
+        surfaces = room.surfaces
+        posters = room.posters
+        self.frames = frames
+    }
+
     // MARK: The camera path
 
     /// A camera at `position` turned by `yaw` (about world up; 0 looks along −z) and `pitch`
     /// (positive looks up), in degrees.
-    static func pose(_ position: SIMD3<Double>, yaw: Double, pitch: Double) -> RigidTransform {
+    public static func pose(_ position: SIMD3<Double>, yaw: Double, pitch: Double) -> RigidTransform {
         let (cy, sy) = (cos(yaw * .pi / 180), sin(yaw * .pi / 180))
         let (cp, sp) = (cos(pitch * .pi / 180), sin(pitch * .pi / 180))
         let forward = SIMD3(-sy * cp, sp, -cy * cp)

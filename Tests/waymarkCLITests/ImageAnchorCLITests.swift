@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+import TestSupport
+import Waymark
+
+/// Reference images as world anchors in `waymark process SEQUENCE --references`, and as a way
+/// back: the walk-through's room seen from 1.3 m in front of the graf1 poster (640×480, 10 fps;
+/// from the scripted path the posters are too small to find), its four posters as references.
+@Suite struct ImageAnchorCLITests {
+    @Test func postersBecomeAnchorsWhereTheyHangAndLeadAMapOfAnchorsAloneBack() throws {
+        guard let folder = Walkthrough.installedPosterFolder() else { return }
+        let scratch = try Scratch()
+        let walk = try Walkthrough(posterFolder: folder, width: 640, height: 480, framesPerSecond: 10).along((0..<8).map {
+            Walkthrough.pose(SIMD3(-1.6 + 0.02 * Double($0), 1.42, -1.2), yaw: 2 - 0.5 * Double($0), pitch: 0)
+        })
+        let sequence = scratch.url.appendingPathComponent("walk")
+        try WalkthroughWriter.write(walk, to: sequence)
+        let manifest: [String: Any] = ["images": walk.posters.map {
+            ["name": $0.name, "path": $0.imagePath, "physicalWidth": $0.physicalWidth] as [String: Any]
+        }]
+        try JSONSerialization.data(withJSONObject: manifest).write(to: scratch.url.appendingPathComponent("posters.json"))
+
+        let a = try CLI.run(["process", sequence.path, "--references", scratch.path("posters.json"), "--save-map",
+                             scratch.path("a.waymap"), "--output", scratch.path("a.jsonl"), "--quiet"])
+        #expect(a.status == 0, "\(a.stderr)")
+        let recordsA = try InterruptionCLITests.records(scratch.path("a.jsonl"))
+        let added = recordsA.flatMap { ($0["anchorEvents"] as? [[String: Any]]) ?? [] }
+            .filter { $0["event"] as? String == "added" && $0["kind"] as? String == "image" }
+        let seen = recordsA.compactMap { $0["detections"] as? [[String: Any]] }.flatMap { $0 }
+            .map { "\($0["name"] ?? "")/\($0["state"] ?? "")/\($0["confidence"] ?? "")/\($0["pose"] == nil ? "nopose" : "pose")" }
+        #expect(added.contains { $0["name"] as? String == "graf1" }, "\(added.map { $0["name"] ?? "" }); detections: \(seen.prefix(12)); states: \(recordsA.compactMap { ($0["tracking"] as? [String: Any])?["state"] }.prefix(5))")
+        // Each where its poster hangs: centre within 8 cm, facing out of its wall within 5°.
+        for anchor in added {
+            let poster = try #require(walk.posters.first { $0.name == anchor["name"] as? String })
+            let m = try #require(anchor["transform"] as? [Double])
+            let centre = poster.origin + poster.u / 2 + poster.v / 2
+            let offset = SIMD3(m[3], m[7], m[11]) - centre
+            #expect((offset * offset).sum().squareRoot() < 0.08, "\(poster.name): \(offset)")
+            let wall = try #require(walk.surfaces.first { $0.id == poster.surfaceID })
+            // z points into the image, so against the wall's normal.
+            let z = SIMD3(m[2], m[6], m[10])
+            #expect(-(z * wall.normal).sum() > cos(5 * Double.pi / 180), "\(poster.name): z \(z)")
+        }
+
+        // A map holding only those image anchors: the first frame that sees one is placed by it.
+        let anchorsOnly = WorldMap(anchors: try WorldMap(contentsOf: scratch.path("a.waymap")).anchors.filter { $0.kind == .image })
+        try anchorsOnly.write(to: scratch.path("images.waymap"))
+        let b = try CLI.run(["process", sequence.path, "--references", scratch.path("posters.json"), "--load-map",
+                             scratch.path("images.waymap"), "--output", scratch.path("b.jsonl"), "--quiet"])
+        #expect(b.status == 0, "\(b.stderr)")
+        let frames = try InterruptionCLITests.records(scratch.path("b.jsonl")).filter { $0["type"] as? String == "frame" }
+        let back = try #require(frames.firstIndex {
+            (($0["events"] as? [[String: Any]]) ?? []).contains { $0["event"] as? String == "relocalized" && $0["anchor"] is Int }
+        })
+        #expect(back <= 3, "relocalized at frame \(back)")
+        #expect(frames[..<back].allSatisfy { $0["pose"] is NSNull })
+        let pose = try #require(frames[back]["pose"] as? [Double])
+        let truth = walk.frames[back].cameraToWorld.translation
+        let offset = zip([pose[3], pose[7], pose[11]], truth).map { ($0 - $1) * ($0 - $1) }.reduce(0, +).squareRoot()
+        #expect(offset < 0.1, "\(offset) m from the truth")
+        #expect(!InterruptionCLITests.restored(frames[back]).isEmpty)
+    }
+}
