@@ -22,6 +22,8 @@ func fail(_ message: String, _ code: Int32) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+// Every figure is for one thread, as the baselines' (cv2.setNumThreads(1)).
+setOpenCVThreadCount(1)
 func option(_ name: String, in arguments: [String] = arguments) -> String? {
     guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
     return arguments[i + 1]

@@ -43,6 +43,10 @@ typedef struct cs_versions {
 
 cs_status cs_get_versions(cs_versions *out, cs_error *error);
 
+/* How many threads OpenCV's own parallel loops use (features, odometry, PnP); 0 restores its
+   default, one per core. Process-wide. */
+cs_status cs_set_thread_count(int32_t count, cs_error *error);
+
 /* ---- Images: 8-bit, 1 (gray) or 3 (BGR) channels, owned by the handle. ---- */
 
 typedef struct cs_image cs_image;

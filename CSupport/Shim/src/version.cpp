@@ -10,3 +10,10 @@ extern "C" cs_status cs_get_versions(cs_versions *out, cs_error *error) {
                       EIGEN_MINOR_VERSION);
     });
 }
+
+extern "C" cs_status cs_set_thread_count(int32_t count, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(count >= 0, "cs_set_thread_count: negative count");
+        cv::setNumThreads(count == 0 ? -1 : count);
+    });
+}
