@@ -8,7 +8,8 @@ enum ProcessCommand: Command {
                                [--output FILE] [--annotate VIDEO] [--intrinsics fx,fy,cx,cy] [--quiet]
                waymark process SEQUENCE [--references MANIFEST|FOLDER] [--intrinsics fx,fy,cx,cy]
                                [--depth-scale S] [--gravity x,y,z] [--fps N] [--trajectory FILE]
-                               [--interrupt START:COUNT]... [--save-map FILE] [--load-map FILE]
+                               [--interrupt START:COUNT]... [--place NAME:FRAME:X,Y]... [--save-map FILE]
+                               [--load-map FILE]
                                [--relocalization-timeout SECONDS] [--output FILE] [--quiet]
 
         Follows the active reference images through VIDEO. Writes JSON Lines (schema
@@ -47,6 +48,9 @@ enum ProcessCommand: Command {
                               and at the end
           --load-map FILE     SEQUENCE: start by relocalizing into this map's world; its anchors
                               are restored once found
+          --place NAME:FRAME:X,Y
+                              SEQUENCE: place a named anchor where pixel X,Y of frame FRAME meets
+                              the surfaces, as a tap would (repeatable); kept in the world map
           --relocalization-timeout SECONDS
                               SEQUENCE: give relocalization up after this long (stream time) and
                               start a new world (default: keep trying)
@@ -55,7 +59,7 @@ enum ProcessCommand: Command {
         """
     static let valueOptions: Set<String> = [
         "--references", "--group", "--output", "--annotate", "--intrinsics", "--depth-scale", "--gravity", "--fps",
-        "--trajectory", "--interrupt", "--relocalization-timeout", "--save-map", "--load-map",
+        "--trajectory", "--interrupt", "--relocalization-timeout", "--save-map", "--load-map", "--place",
     ]
     static let flagOptions: Set<String> = ["--auto-select", "--quiet", "--help"]
     static let schema = "waymark.process/2"

@@ -14,6 +14,7 @@ enum SequenceProcessing {
         let scale = try arguments.depthScale() ?? (sequence.layout == .tum ? 0.0002 : 0.001)
         let recorded = try RecordedPoses(sequence, posesFile: nil)
         let dropped = try droppedFrames(arguments, frameCount: sequence.frames.count)
+        let placements = try self.placements(arguments, frameCount: sequence.frames.count)
         let loaded = try arguments.value("--references") == nil ? nil : try loadReferences(arguments, quiet: quiet)
         var session = try makeSession(arguments, sequence: sequence, intrinsics: intrinsics, poses: recorded.source,
                                       savePath: try arguments.value("--save-map"), references: loaded?.references ?? [])
@@ -57,6 +58,16 @@ enum SequenceProcessing {
                                               recordedPose: recorded.pose(ofFrame: index), intrinsics: intrinsics,
                                               detections: found ?? [])
                 if let pose = session.lastPose { trajectory.samples.append(.init(timestamp: frame.timestamp, pose: pose)) }
+                for placement in placements where placement.frame == index {
+                    guard let added = session.place(placement.name, pixel: placement.pixel, intrinsics: intrinsics) else {
+                        record.append(("placementFailed", .string(placement.name)))
+                        if !quiet {
+                            Console.warning("frame \(index): '\(placement.name)' could not be placed: no pose, or no surface along that pixel")
+                        }
+                        continue
+                    }
+                    record.append(("placed", added))
+                }
                 if let found { record.append(("detections", .array(found.map { $0.record(includeState: true) }))) }
             } catch {
                 failures += 1
@@ -117,6 +128,23 @@ enum SequenceProcessing {
         let loaded = try arguments.value("--load-map").map { (path: String) throws(WaymarkError) in try WorldMap(contentsOf: path) }
         return try SequenceSession(intrinsics: intrinsics, options: options, planeOptions: planeOptions, loadedMap: loaded,
                                    savePath: savePath, references: references)
+    }
+
+    /// --place NAME:FRAME:X,Y (repeatable): a named anchor placed where pixel (X, Y) of frame
+    /// FRAME meets the surfaces, as a person would tap it.
+    static func placements(_ arguments: Arguments, frameCount: Int) throws(WaymarkError)
+        -> [(name: String, frame: Int, pixel: SIMD2<Double>)]
+    {
+        try arguments.values("--place").map { (text: String) throws(WaymarkError) in
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            let xy = parts.count == 3 ? parts[2].split(separator: ",").map { Double($0) } : []
+            guard parts.count == 3, !parts[0].isEmpty, let frame = Int(parts[1]), (0..<frameCount).contains(frame),
+                xy.count == 2, let x = xy[0], let y = xy[1]
+            else {
+                throw WaymarkError(.usage, "--place must be NAME:FRAME:X,Y with FRAME a frame index (0–\(frameCount - 1)); got '\(text)'")
+            }
+            return (String(parts[0]), frame, SIMD2(x, y))
+        }
     }
 
     /// Frame indices --interrupt START:COUNT (repeatable) drops.

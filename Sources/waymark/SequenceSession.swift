@@ -16,6 +16,8 @@ struct SequenceSession {
     private(set) var imageAnchors: [WorldAnchor] = []
     /// Physical width and height, metres, of the references that have a physical width.
     private let imageExtents: [String: SIMD2<Double>]
+    /// The anchor id of each object placed on the planes (`PlacedObject.id` → anchor id).
+    private var namedAnchorIDs: [Int: Int] = [:]
     let savePath: String?
     private(set) var interruptions = 0
     private(set) var relocalizations = 0
@@ -42,7 +44,23 @@ struct SequenceSession {
     }
 
     /// Every anchor of the session, in the world.
-    var anchors: [WorldAnchor] { loadedAnchors + imageAnchors + planes.anchors.map(WorldAnchor.init(plane:)) }
+    var anchors: [WorldAnchor] {
+        loadedAnchors + imageAnchors + planes.anchors.map(WorldAnchor.init(plane:)) + planes.objects.compactMap { object in
+            namedAnchorIDs[object.id].map { WorldAnchor(named: object, id: $0, on: object.anchorID.flatMap(planes.anchor(id:))) }
+        }
+    }
+
+    /// Places a named anchor where the ray through `pixel` of the last frame meets the
+    /// surfaces (as a person taps the screen): the `added` event, or nil when the camera's pose
+    /// is unknown or the ray meets nothing.
+    mutating func place(_ name: String, pixel: SIMD2<Double>, intrinsics: Intrinsics) -> JSONValue? {
+        guard let pose = lastPose,
+            let object = planes.place(name, along: Ray(pixel: pixel, intrinsics: intrinsics, cameraToWorld: pose))
+        else { return nil }
+        let id = planes.reserveIdentifier()
+        namedAnchorIDs[object.id] = id
+        return Self.anchorRecord(WorldAnchor(named: object, id: id, on: object.anchorID.flatMap(planes.anchor(id:))), event: "added")
+    }
 
     /// Writes the world map with every anchor to `savePath`, if there is one.
     func save() throws(WaymarkError) {
@@ -134,6 +152,7 @@ struct SequenceSession {
                 out += anchors.map { .object([("event", .string("removed")), ("id", .int($0.id))]) }
                 loadedAnchors = []
                 imageAnchors = []
+                namedAnchorIDs = [:]
                 _ = planes.reset()
             case .relocalizationCancelled, .keyframeAdded:
                 break
@@ -169,17 +188,33 @@ struct SequenceSession {
 }
 
 extension WorldAnchor {
-    /// A world plane anchor: x and z along the surface's rectangle, y its normal.
+    /// A world plane anchor: x and z along the surface's rectangle, y its normal (flipped z if
+    /// needed so the frame is right-handed).
     init(plane anchor: PlaneAnchor) {
         let s = anchor.surface
         let y = s.plane.normal
         let (x, z) = (s.axisU, s.axisV)
-        // Columns x, y, z; z flipped if needed so the frame is right-handed.
         let handed = (x.y * y.z - x.z * y.y) * z.x + (x.z * y.x - x.x * y.z) * z.y + (x.x * y.y - x.y * y.x) * z.z
         let zz = handed < 0 ? -z : z
         self.init(id: anchor.id, kind: .plane, name: s.classification.rawValue,
                   transform: RigidTransform(rotation: [x.x, y.x, zz.x, x.y, y.y, zz.y, x.z, y.z, zz.z],
                                             translation: [s.center.x, s.center.y, s.center.z]),
                   extent: s.extent)
+    }
+
+    /// A named anchor where an object was placed: y along its surface's normal, x as close to
+    /// the world's x as that allows (so it keeps its heading while the surface grows); the
+    /// world's axes when it rests on no established surface.
+    init(named object: PlacedObject, id: Int, on anchor: PlaneAnchor?) {
+        let p = object.position
+        var rotation = RigidTransform.identity.rotation
+        if let y = anchor?.surface.plane.normal {
+            var x = SIMD3<Double>(1, 0, 0) - y.x * y
+            if (x * x).sum() < 1e-6 { x = SIMD3(0, 0, 1) - y.z * y }
+            x /= (x * x).sum().squareRoot()
+            let z = SIMD3(x.y * y.z - x.z * y.y, x.z * y.x - x.x * y.z, x.x * y.y - x.y * y.x)
+            rotation = [x.x, y.x, z.x, x.y, y.y, z.y, x.z, y.z, z.z]
+        }
+        self.init(id: id, kind: .named, name: object.name, transform: RigidTransform(rotation: rotation, translation: [p.x, p.y, p.z]))
     }
 }

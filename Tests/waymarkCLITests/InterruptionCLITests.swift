@@ -19,8 +19,9 @@ import Waymark
         ((record?["anchorEvents"] as? [[String: Any]]) ?? []).filter { $0["event"] as? String == "restored" }
     }
 
-    /// - A: frames 30–32 dropped. The interruption record hides every anchor, no frame reports a
-    ///   pose until frame 33 relocalizes (within 2 cm of the truth) and restores them.
+    /// - A: a vase placed on frame 10 as a tap at pixel (160, 200) would; frames 30–32 dropped.
+    ///   The interruption record hides every anchor, no frame reports a pose until frame 33
+    ///   relocalizes (within 2 cm of the truth) and restores them, the vase where it was.
     /// - The map saved at the interruption's start, loaded into a new run that starts at frame
     ///   33 (`--interrupt 0:33 --load-map`), puts the camera and every anchor exactly where A's
     ///   in-memory relocalization did.
@@ -32,9 +33,21 @@ import Waymark
         let sequence = scratch.url.appendingPathComponent("walk")
         try WalkthroughWriter.write(walk, to: sequence, frameLimit: 50)
 
-        let a = try CLI.run(["process", sequence.path, "--interrupt", "30:3", "--output", scratch.path("a.jsonl"), "--quiet"])
+        let a = try CLI.run(["process", sequence.path, "--interrupt", "30:3", "--place", "vase:10:160,200", "--output",
+                             scratch.path("a.jsonl"), "--quiet"])
         #expect(a.status == 0, "\(a.stderr)")
         let recordsA = try Self.records(scratch.path("a.jsonl"))
+        // The vase lands where that pixel's ray meets the room (the rendered depth says where), within 2 cm.
+        let vase = try #require(Self.frame(recordsA, 10)?["placed"] as? [String: Any])
+        #expect(vase["kind"] as? String == "named" && vase["name"] as? String == "vase")
+        let vaseID = try #require(vase["id"] as? Int)
+        let placedAt = try #require(vase["transform"] as? [Double])
+        let tapped = walk.frames[10]
+        let z = Double(walk.render(tapped, color: false).depth[200 * walk.width + 160])
+        let k = walk.intrinsics
+        let seen = tapped.cameraToWorld.apply(SIMD3((160.5 - k.cx) / k.fx * z, (200.5 - k.cy) / k.fy * z, z))
+        let miss = SIMD3(placedAt[3], placedAt[7], placedAt[11]) - seen
+        #expect((miss * miss).sum().squareRoot() < 0.02, "\(miss)")
         let interruption = try #require(recordsA.first { $0["type"] as? String == "interruption" })
         #expect(interruption["index"] as? Int == 30)
         let hidden = ((interruption["anchorEvents"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? Int }
@@ -42,6 +55,11 @@ import Waymark
         let resumed = try #require(Self.frame(recordsA, 33))
         #expect((resumed["events"] as? [[String: Any]])?.contains { $0["event"] as? String == "relocalized" } == true, "\(resumed)")
         #expect(Set(Self.restored(resumed).compactMap { $0["id"] as? Int }) == Set(hidden))
+        #expect(hidden.contains(vaseID))
+        // It stays on the floor where it was put (the floor's estimate is refined meanwhile).
+        let restoredAt = try #require(Self.restored(resumed).first { $0["id"] as? Int == vaseID }?["transform"] as? [Double])
+        let moved = SIMD3(restoredAt[3] - placedAt[3], restoredAt[7] - placedAt[7], restoredAt[11] - placedAt[11])
+        #expect((moved * moved).sum().squareRoot() < 0.005, "\(moved)")
         let pose = try #require(resumed["pose"] as? [Double])
         let truth = walk.frames[33].cameraToWorld.translation
         let offset = zip([pose[3], pose[7], pose[11]], truth).map { ($0 - $1) * ($0 - $1) }.reduce(0, +).squareRoot()
@@ -49,7 +67,7 @@ import Waymark
 
         // The map as it was when the interruption started (nothing after it is processed).
         let saved = scratch.path("at-interruption.waymap")
-        let cut = try CLI.run(["process", sequence.path, "--interrupt", "30:20", "--save-map", saved, "--output",
+        let cut = try CLI.run(["process", sequence.path, "--interrupt", "30:20", "--place", "vase:10:160,200", "--save-map", saved, "--output",
                                scratch.path("cut.jsonl"), "--quiet"])
         #expect(cut.status == 0, "\(cut.stderr)")
         let b = try CLI.run(["process", sequence.path, "--interrupt", "0:33", "--load-map", saved, "--output",
