@@ -176,10 +176,28 @@ public final class WorldTracker {
         relocalizingSince = nil
         if let recorded = frame.recordedPose { recordedToWorld = pose * recorded.inverse }
         if frame.recordedPose == nil, let depth = frame.depth {
-            odometry = RGBDOdometry(intrinsics: intrinsics, method: options.odometry)
-            _ = odometry!.track(gray: frame.gray, depth: depth)
+            odometry = nil
+            _ = trackOdometry(frame.gray, depth)
         }
         lastPose = pose
+    }
+
+    /// The odometry's motion since the previous frame (nil for its first frame and when it
+    /// fails). Frames 640 pixels wide or more are tracked at half size: a quarter of the work.
+    private func trackOdometry(_ gray: Image, _ depth: [Float]) -> RigidTransform? {
+        let halve = gray.width >= 640 && gray.width % 2 == 0 && gray.height % 2 == 0
+        if odometry == nil {
+            let k = halve ? Intrinsics(fx: intrinsics.fx / 2, fy: intrinsics.fy / 2, cx: intrinsics.cx / 2, cy: intrinsics.cy / 2)
+                : intrinsics
+            odometry = RGBDOdometry(intrinsics: k, method: options.odometry)
+        }
+        guard halve else { return odometry!.track(gray: gray, depth: depth) }
+        let (w, h) = (gray.width / 2, gray.height / 2)
+        var half = [Float](repeating: 0, count: w * h)
+        for y in 0..<h {
+            for x in 0..<w { half[y * w + x] = depth[(2 * y + 1) * gray.width + 2 * x + 1] }
+        }
+        return odometry!.track(gray: gray.resized(width: w, height: h), depth: half)
     }
 
     private func follow(_ frame: TrackingFrame, features: FeatureSet, events: [TrackingEvent]) -> TrackingUpdate {
@@ -190,10 +208,9 @@ public final class WorldTracker {
             pose = recordedToWorld * recorded
         } else if let depth = frame.depth {
             if odometry == nil {
-                odometry = RGBDOdometry(intrinsics: intrinsics, method: options.odometry)
-                _ = odometry!.track(gray: frame.gray, depth: depth)
+                _ = trackOdometry(frame.gray, depth)
                 pose = lastPose ?? .identity
-            } else if let motion = odometry!.track(gray: frame.gray, depth: depth) {
+            } else if let motion = trackOdometry(frame.gray, depth) {
                 odometryFailures = 0
                 pose = lastPose.map { $0 * motion.inverse }
             } else {
