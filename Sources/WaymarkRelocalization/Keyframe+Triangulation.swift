@@ -81,13 +81,9 @@ extension Keyframe {
                 }
             }
             let kept = best.keys.sorted()
-            let allDescriptors = features[i].descriptors
-            let bytes = FeatureSet.descriptorBytes
-            let descriptors = kept.flatMap { allDescriptors[($0 * bytes)..<(($0 + 1) * bytes)] }
             keyframes.append(Keyframe(
                 id: firstID + i, timestamp: view.timestamp, cameraToWorld: view.cameraToWorld, intrinsics: view.intrinsics,
-                width: view.width, height: view.height,
-                features: FeatureSet(keypoints: kept.map { keypoints[i][$0] }, descriptors: descriptors),
+                width: view.width, height: view.height, features: features[i].subset(kept),
                 points: kept.map { best[$0]!.point }))
         }
         return keyframes

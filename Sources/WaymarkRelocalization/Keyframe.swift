@@ -44,21 +44,17 @@ public final class Keyframe {
                             depth: [Float], cameraToWorld: RigidTransform, intrinsics: Intrinsics)
     {
         precondition(depth.count == width * height, "depth and image sizes differ")
-        let keypoints = detected.keypoints
-        let descriptors = detected.descriptors
-        var kept: [Keypoint] = []
-        var keptDescriptors: [UInt8] = []
+        var kept: [Int] = []
         var points: [SIMD3<Double>] = []
-        for (i, keypoint) in keypoints.enumerated() {
+        for (i, keypoint) in detected.keypoints.enumerated() {
             guard let z = depthAt(keypoint.location, depth: depth, width: width, height: height) else { continue }
             let camera = SIMD3((keypoint.location.x - intrinsics.cx) / intrinsics.fx * z,
                                (keypoint.location.y - intrinsics.cy) / intrinsics.fy * z, z)
-            kept.append(keypoint)
-            keptDescriptors += descriptors[(i * FeatureSet.descriptorBytes)..<((i + 1) * FeatureSet.descriptorBytes)]
+            kept.append(i)
             points.append(cameraToWorld.apply(camera))
         }
         self.init(id: id, timestamp: timestamp, cameraToWorld: cameraToWorld, intrinsics: intrinsics, width: width,
-                  height: height, features: FeatureSet(keypoints: kept, descriptors: keptDescriptors), points: points)
+                  height: height, features: detected.subset(kept), points: points)
     }
 
     public var cameraCentre: SIMD3<Double> { cameraToWorld.translationVector }

@@ -16,21 +16,19 @@ struct PoseUncertainty {
         // Perturbation: rotation ω applied in the camera frame, centre moved by δ (world):
         // X_c' = exp(ω)·R·(X − C − δ) ≈ X_c + ω × X_c − R·δ.
         var normal = [Double](repeating: 0, count: 36)
-        let r = worldToCamera.rotation
+        /// Adds the Jacobian row of one image coordinate whose derivative by the camera point is `d`.
+        func accumulate(_ d: SIMD3<Double>, at p: SIMD3<Double>) {
+            // ∂/∂ω of d·(ω × p) = (p × d); ∂/∂δ of d·(−R δ) = −Rᵀd.
+            let rotation = SIMD3(p.y * d.z - p.z * d.y, p.z * d.x - p.x * d.z, p.x * d.y - p.y * d.x)
+            let centre = -worldToCamera.applyInverseRotation(d)
+            let row = SIMD8(rotation.x, rotation.y, rotation.z, centre.x, centre.y, centre.z, 0, 0)
+            for a in 0..<6 { for b in 0..<6 { normal[6 * a + b] += row[a] * row[b] } }
+        }
         for i in worldPoints.indices where inliers[i] {
             let p = worldToCamera.apply(worldPoints[i])
             guard p.z > 0 else { continue }
-            let (fx, fy) = (intrinsics.fx, intrinsics.fy)
-            let du = SIMD3(fx / p.z, 0, -fx * p.x / (p.z * p.z))
-            let dv = SIMD3(0, fy / p.z, -fy * p.y / (p.z * p.z))
-            for d in [du, dv] {
-                // ∂/∂ω of d·(ω × p) = (p × d); ∂/∂δ of d·(−R δ) = −Rᵀd.
-                let rotation = SIMD3(p.y * d.z - p.z * d.y, p.z * d.x - p.x * d.z, p.x * d.y - p.y * d.x)
-                let centre = -SIMD3(r[0] * d.x + r[3] * d.y + r[6] * d.z, r[1] * d.x + r[4] * d.y + r[7] * d.z,
-                                    r[2] * d.x + r[5] * d.y + r[8] * d.z)
-                let row = [rotation.x, rotation.y, rotation.z, centre.x, centre.y, centre.z]
-                for a in 0..<6 { for b in 0..<6 { normal[6 * a + b] += row[a] * row[b] } }
-            }
+            accumulate(SIMD3(intrinsics.fx / p.z, 0, -intrinsics.fx * p.x / (p.z * p.z)), at: p)
+            accumulate(SIMD3(0, intrinsics.fy / p.z, -intrinsics.fy * p.y / (p.z * p.z)), at: p)
         }
         guard let inverse = Self.invert6(normal) else { return nil }
         let variance = rmsError * rmsError

@@ -65,7 +65,7 @@ public final class Relocalizer {
 
     /// Indexes the map as it is now; a relocalizer for a grown map is made anew.
     public init(map: WorldMap, options: RelocalizationOptions = RelocalizationOptions(), seed: UInt64 = 1) {
-        precondition(map.keyframes.contains { $0.features.count > 0 }, "relocalization needs a map with keyframes")
+        precondition(map.hasPoints, "relocalization needs a map with keyframes")
         precondition(options.candidates > 0 && options.minimumInliers >= 6, "needs candidates and ≥ 6 inliers")
         self.map = map
         self.options = options
@@ -135,9 +135,8 @@ public final class Relocalizer {
             || (uncertainty?.centre ?? .infinity) > options.maximumCentreUncertainty
         {
             result.reason = .inaccurate
-        } else if let rival = rivalPose(world: world, image: image, besides: estimate, intrinsics: intrinsics),
-            rival.difference(to: cameraToWorld).translation > options.ambiguityDistance
-                || rival.difference(to: cameraToWorld).rotationDegrees > options.ambiguityDegrees
+        } else if let gap = rivalPose(world: world, image: image, besides: estimate, intrinsics: intrinsics)?
+            .difference(to: cameraToWorld), gap.translation > options.ambiguityDistance || gap.rotationDegrees > options.ambiguityDegrees
         {
             result.reason = .ambiguous
         } else if let depth, let disagreement = Self.depthDisagreement(

@@ -38,4 +38,10 @@ public final class WorldMap {
     }
 
     public var pointCount: Int { keyframes.reduce(0) { $0 + $1.points.count } }
+
+    /// Whether some keyframe has points to relocalize against.
+    public var hasPoints: Bool { keyframes.contains { !$0.points.isEmpty } }
+
+    /// No points and no anchors: nothing to come back to.
+    public var isEmpty: Bool { !hasPoints && anchors.isEmpty }
 }

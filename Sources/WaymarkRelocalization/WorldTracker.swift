@@ -68,6 +68,9 @@ public final class WorldTracker {
     private var relocalizingSince: Double?
     private var odometry: RGBDOdometry?
     private var odometryFailures = 0
+    /// Reused half-size copies for the odometry.
+    private let halfGray = Image(width: 1, height: 1, channels: 1)
+    private var halfDepth: [Float] = []
     private var lastTimestamp: Double?
     private var lastPose: RigidTransform?
     private var lastKeyframeTime: Double?
@@ -79,7 +82,7 @@ public final class WorldTracker {
         self.intrinsics = intrinsics
         self.options = options
         self.map = map ?? WorldMap()
-        isRelocalizing = map.map { $0.pointCount > 0 || !$0.anchors.isEmpty } ?? false
+        isRelocalizing = map.map { !$0.isEmpty } ?? false
     }
 
     /// An interruption starts (the app went to the background): tracking stops until frames
@@ -129,7 +132,7 @@ public final class WorldTracker {
         odometry = nil
         odometryFailures = 0
         lastPose = nil
-        guard map.pointCount > 0 || !map.anchors.isEmpty else { return [.interrupted(cause)] + reset() }
+        guard !map.isEmpty else { return [.interrupted(cause)] + reset() }
         isRelocalizing = true
         relocalizingSince = nil
         return [.interrupted(cause)]
@@ -139,7 +142,7 @@ public final class WorldTracker {
         relocalizingSince = relocalizingSince ?? frame.timestamp
         var attempt: Relocalization?
         // A map of anchors alone (no keyframes) waits for another way back (`adopt`).
-        if map.pointCount > 0 {
+        if map.hasPoints {
             if relocalizer == nil { relocalizer = Relocalizer(map: map, options: options.relocalization) }
             attempt = relocalizer!.relocalize(features: features, width: frame.gray.width, height: frame.gray.height,
                                               depth: frame.depth, intrinsics: intrinsics)
@@ -177,7 +180,7 @@ public final class WorldTracker {
         if let recorded = frame.recordedPose { recordedToWorld = pose * recorded.inverse }
         if frame.recordedPose == nil, let depth = frame.depth {
             odometry = nil
-            _ = trackOdometry(frame.gray, depth)
+            _ = trackOdometry(frame.gray, depth)  // its first frame
         }
         lastPose = pose
     }
@@ -193,11 +196,12 @@ public final class WorldTracker {
         }
         guard halve else { return odometry!.track(gray: gray, depth: depth) }
         let (w, h) = (gray.width / 2, gray.height / 2)
-        var half = [Float](repeating: 0, count: w * h)
+        if halfDepth.count != w * h { halfDepth = [Float](repeating: 0, count: w * h) }
         for y in 0..<h {
-            for x in 0..<w { half[y * w + x] = depth[(2 * y + 1) * gray.width + 2 * x + 1] }
+            for x in 0..<w { halfDepth[y * w + x] = depth[(2 * y + 1) * gray.width + 2 * x + 1] }
         }
-        return odometry!.track(gray: gray.resized(width: w, height: h), depth: half)
+        gray.resize(width: w, height: h, into: halfGray)
+        return odometry!.track(gray: halfGray, depth: halfDepth)
     }
 
     private func follow(_ frame: TrackingFrame, features: FeatureSet, events: [TrackingEvent]) -> TrackingUpdate {
@@ -207,10 +211,11 @@ public final class WorldTracker {
         if let recorded = frame.recordedPose {
             pose = recordedToWorld * recorded
         } else if let depth = frame.depth {
-            if odometry == nil {
-                _ = trackOdometry(frame.gray, depth)
+            let starting = odometry == nil
+            let motion = trackOdometry(frame.gray, depth)
+            if starting {
                 pose = lastPose ?? .identity
-            } else if let motion = trackOdometry(frame.gray, depth) {
+            } else if let motion {
                 odometryFailures = 0
                 pose = lastPose.map { $0 * motion.inverse }
             } else {

@@ -85,6 +85,14 @@ public final class FeatureSet {
         }
     }
 
+    /// The features at `indices`, in that order.
+    public func subset(_ indices: [Int]) -> FeatureSet {
+        let all = keypoints
+        let bytes = descriptors
+        let n = FeatureSet.descriptorBytes
+        return FeatureSet(keypoints: indices.map { all[$0] }, descriptors: indices.flatMap { bytes[($0 * n)..<(($0 + 1) * n)] })
+    }
+
     public var descriptors: [UInt8] {
         [UInt8](unsafeUninitializedCapacity: count * FeatureSet.descriptorBytes) { buffer, n in
             checkInvariant { cs_features_copy_descriptors(handle, buffer.baseAddress, buffer.count, $0) }

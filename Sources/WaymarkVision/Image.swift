@@ -71,11 +71,16 @@ public final class Image {
     }
 
     public func resized(width: Int, height: Int) -> Image {
-        precondition(width > 0 && height > 0, "a resized image needs a positive size")
         let out = Image.output(channels: channels)
+        resize(width: width, height: height, into: out)
+        return out
+    }
+
+    /// Resizes into a reused output image (no allocation once `out` has the size).
+    public func resize(width: Int, height: Int, into out: Image) {
+        precondition(width > 0 && height > 0, "a resized image needs a positive size")
         checkInvariant { cs_image_resize(handle, Int32(width), Int32(height), out.handle, $0) }
         out.refreshSize()
-        return out
     }
 
     /// out(x) = self(H⁻¹ x).

@@ -37,10 +37,7 @@ enum MapBuildCommand: Command {
         guard sequence.frames.allSatisfy({ $0.colorPath != nil }) else {
             throw WaymarkError(.badData, "\(input) has depth without colour: keyframes need colour images")
         }
-        guard let intrinsics = try arguments.intrinsics() ?? sequence.intrinsics else {
-            throw WaymarkError(.usage, "\(input) has no intrinsics.txt: --intrinsics fx,fy,cx,cy is needed")
-        }
-        let scale = try arguments.depthScale() ?? (sequence.layout == .tum ? 0.0002 : 0.001)
+        let (intrinsics, scale) = try SequenceProcessing.camera(arguments, sequence: sequence, input: input)
         let recorded = try RecordedPoses(sequence, posesFile: try arguments.value("--poses"))
         var session = try SequenceProcessing.makeSession(arguments, sequence: sequence, intrinsics: intrinsics,
                                                          poses: recorded.source, savePath: output)
@@ -55,7 +52,7 @@ enum MapBuildCommand: Command {
         }
         progress.finish()
         let map = session.tracker.map
-        guard map.pointCount > 0 else {
+        guard map.hasPoints else {
             throw WaymarkError(.badData, "\(input): no frame gave a keyframe with features at known depth; no map written")
         }
         try session.save()

@@ -26,9 +26,10 @@ enum RelocalizeCommand: Command {
     static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode {
         guard arguments.positionals.count == 1 else { throw WaymarkError(.usage, "relocalize needs exactly one IMAGE; see --help") }
         let path = arguments.positionals[0]
-        let map = try WorldMap(contentsOf: try arguments.required("--map"))
-        guard let camera = map.keyframes.first(where: { $0.points.count > 0 }) else {
-            throw WaymarkError(.badData, "\(try arguments.required("--map")) holds no keyframe with points")
+        let mapPath = try arguments.required("--map")
+        let map = try WorldMap(contentsOf: mapPath)
+        guard let camera = map.keyframes.first(where: { !$0.points.isEmpty }) else {
+            throw WaymarkError(.badData, "\(mapPath) holds no keyframe with points")
         }
         let gray = try Image(contentsOf: path, gray: true)
         let intrinsics: Intrinsics

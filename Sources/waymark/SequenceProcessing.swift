@@ -8,10 +8,7 @@ enum SequenceProcessing {
     static func run(_ input: String, arguments: Arguments) throws(WaymarkError) -> ExitCode {
         let quiet = arguments.flag("--quiet")
         let sequence = try RGBDSequence(folder: input, framesPerSecond: try arguments.framesPerSecond())
-        guard let intrinsics = try arguments.intrinsics() ?? sequence.intrinsics else {
-            throw WaymarkError(.usage, "\(input) has no intrinsics.txt: --intrinsics fx,fy,cx,cy is needed to turn depth into points")
-        }
-        let scale = try arguments.depthScale() ?? (sequence.layout == .tum ? 0.0002 : 0.001)
+        let (intrinsics, scale) = try camera(arguments, sequence: sequence, input: input)
         let recorded = try RecordedPoses(sequence, posesFile: nil)
         let dropped = try droppedFrames(arguments, frameCount: sequence.frames.count)
         let placements = try self.placements(arguments, frameCount: sequence.frames.count)
@@ -49,11 +46,8 @@ enum SequenceProcessing {
                 ("type", .string("frame")), ("index", .int(index)), ("timestamp", .number(frame.timestamp)),
             ]
             do throws(WaymarkError) {
-                let images = try loadFrame(frame, scale: scale)
-                var found: [ImageDetection]?
-                if let imageTracker, let colorPath = frame.colorPath {
-                    found = imageTracker.process(try Image(contentsOf: colorPath, gray: false), intrinsics: intrinsics)
-                }
+                let images = try loadFrame(frame, scale: scale, keepingColor: imageTracker != nil)
+                let found = images.color.flatMap { color in imageTracker?.process(color, intrinsics: intrinsics) }
                 record += try session.process(timestamp: frame.timestamp, gray: images.gray, depth: images.depth,
                                               recordedPose: recorded.pose(ofFrame: index), intrinsics: intrinsics,
                                               detections: found ?? [])
@@ -105,6 +99,17 @@ enum SequenceProcessing {
             Console.write("waymark: \(sequence.frames.count) frames, \(session.planes.anchors.count) surfaces; results in \(output)\n")
         }
         return .ok
+    }
+
+    /// The intrinsics (--intrinsics, else the sequence's intrinsics.txt) and metres per depth
+    /// unit (--depth-scale, else TUM's 0.0002 or millimetres) of a sequence.
+    static func camera(_ arguments: Arguments, sequence: RGBDSequence, input: String) throws(WaymarkError)
+        -> (intrinsics: Intrinsics, depthScale: Double)
+    {
+        guard let intrinsics = try arguments.intrinsics() ?? sequence.intrinsics else {
+            throw WaymarkError(.usage, "\(input) has no intrinsics.txt: --intrinsics fx,fy,cx,cy is needed to turn depth into points")
+        }
+        return (intrinsics, try arguments.depthScale() ?? (sequence.layout == .tum ? 0.0002 : 0.001))
     }
 
     /// The session for a sequence: tracking options from the arguments, gravity in the poses'

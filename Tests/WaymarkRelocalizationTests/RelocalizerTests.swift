@@ -11,9 +11,9 @@ import WaymarkVision
     /// 1.1 cm; the test allows one refusal but no pose outside 5 cm / 1°.
     @Test func locatesEachLeftOutStrechaImageAgainstMetricGroundTruth() throws {
         guard let scene = try StrechaScene("Herz-Jesus-P8") else { return }
-        let views = try scene.views.map {
-            PosedView(timestamp: 0, gray: try Image(contentsOf: $0.imagePath, gray: true), cameraToWorld: $0.cameraToWorld,
-                      intrinsics: $0.intrinsics)
+        let grays = try scene.views.map { try Image(contentsOf: $0.imagePath, gray: true) }
+        let views = zip(grays, scene.views).map { gray, view in
+            PosedView(timestamp: 0, gray: gray, cameraToWorld: view.cameraToWorld, intrinsics: view.intrinsics)
         }
         var options = RelocalizationOptions()
         options.features = TriangulationOptions.defaultFeatures
@@ -21,7 +21,7 @@ import WaymarkVision
         for left in scene.views.indices {
             let map = WorldMap(keyframes: Keyframe.triangulating(views.enumerated().filter { $0.offset != left }.map(\.element)))
             let result = Relocalizer(map: map, options: options).relocalize(
-                gray: try Image(contentsOf: scene.views[left].imagePath, gray: true), intrinsics: scene.views[left].intrinsics)
+                gray: grays[left], intrinsics: scene.views[left].intrinsics)
             guard let pose = result.cameraToWorld else { continue }
             let error = pose.difference(to: scene.views[left].cameraToWorld)
             #expect(error.translation < 0.05 && error.rotationDegrees < 1, "image \(left): \(error)")

@@ -37,6 +37,8 @@ struct RelocalizationSuite {
         var queries: [Walkthrough.Frame]
         var ours: [Attempt] = []
         var theirs: [Attempt]?
+        /// Building the relocalizer's index of the map (vocabulary, postings, matcher).
+        var indexMs = 0.0
     }
 
     struct Reply: Decodable {
@@ -69,7 +71,7 @@ struct RelocalizationSuite {
                 }
             }
             if parts.contains("timing") { cases.append(timingCase(walk)) }
-            for k in cases.indices { cases[k].ours = ours(cases[k], walk) }
+            for k in cases.indices { (cases[k].ours, cases[k].indexMs) = ours(cases[k], walk) }
             if let baseline {
                 let reply = try baseline.run(task: try task(cases, walk), as: Reply.self)
                 for k in cases.indices { cases[k].theirs = theirs(reply.maps[k], cases[k], walk) }
@@ -87,15 +89,15 @@ struct RelocalizationSuite {
 
     // MARK: Waymark and the baseline on the walk-through
 
-    func ours(_ c: Case, _ walk: Walkthrough) -> [Attempt] {
-        let relocalizer = Relocalizer(map: c.map)
-        return c.queries.map { frame in
+    func ours(_ c: Case, _ walk: Walkthrough) -> (attempts: [Attempt], indexMs: Double) {
+        let (relocalizer, indexMs) = milliseconds { Relocalizer(map: c.map) }
+        return (c.queries.map { frame in
             let (gray, depth) = walk.gray(frame)
             let (result, ms) = milliseconds { relocalizer.relocalize(gray: gray, depth: depth, intrinsics: walk.intrinsics) }
             return Attempt(accepted: result.isRelocalized, reason: result.reason.rawValue, inliers: result.inliers, ms: ms,
                            error: result.cameraToWorld.map { $0.difference(to: frame.cameraToWorld) },
                            isNear: isNear(frame, c.map))
-        }
+        }, indexMs)
     }
 
     func isNear(_ frame: Walkthrough.Frame, _ map: WorldMap) -> Bool {
@@ -209,10 +211,9 @@ struct RelocalizationSuite {
 
     func printTiming(_ c: Case) {
         print("### Time per attempt with a \(c.map.keyframes.count)-keyframe map\n")
-        let (_, indexMs) = milliseconds { Relocalizer(map: c.map) }
         let ours = Summary(c.ours.map(\.ms))
         print("\(c.map.keyframes.count) keyframes (every 1 cm / 1° of the path before the return, evenly thinned to 200), "
-              + "\(c.map.pointCount) points; indexing the map (vocabulary, postings, matcher) \(format(indexMs, 0)) ms once. "
+              + "\(c.map.pointCount) points; indexing the map (vocabulary, postings, matcher) \(format(c.indexMs, 0)) ms once. "
               + "Queries: the return view's frames.\n")
         print("| method | frames | median ms | p90 ms | right | wrong |")
         print("|---|---|---|---|---|---|")
@@ -360,7 +361,7 @@ struct RelocalizationSuite {
         var attempts: [Attempt] = []
         for k in poses.keys.sorted() {
             let others = map(without: k)
-            guard others.pointCount > 0 else {
+            guard others.hasPoints else {
                 attempts.append(Attempt(accepted: false, reason: "no map without it", inliers: 0, ms: 0, error: nil))
                 continue
             }
@@ -394,16 +395,15 @@ struct RelocalizationSuite {
         options.features = TriangulationOptions.defaultFeatures
         for name in StrechaScene.names {
             guard let scene = try StrechaScene(name) else { return }
-            let views = try scene.views.map { view in
-                PosedView(timestamp: 0, gray: try Image(contentsOf: view.imagePath, gray: true), cameraToWorld: view.cameraToWorld,
-                          intrinsics: view.intrinsics)
+            let grays = try scene.views.map { try Image(contentsOf: $0.imagePath, gray: true) }
+            let views = zip(grays, scene.views).map { gray, view in
+                PosedView(timestamp: 0, gray: gray, cameraToWorld: view.cameraToWorld, intrinsics: view.intrinsics)
             }
             var attempts: [Attempt] = []
             for left in scene.views.indices {
                 let map = WorldMap(keyframes: Keyframe.triangulating(views.enumerated().filter { $0.offset != left }.map(\.element)))
                 let relocalizer = Relocalizer(map: map, options: options)
-                let gray = try Image(contentsOf: scene.views[left].imagePath, gray: true)
-                let (result, ms) = milliseconds { relocalizer.relocalize(gray: gray, intrinsics: scene.views[left].intrinsics) }
+                let (result, ms) = milliseconds { relocalizer.relocalize(gray: grays[left], intrinsics: scene.views[left].intrinsics) }
                 attempts.append(Attempt(accepted: result.isRelocalized, reason: "\(result.reason.rawValue) (\(result.inliers) inliers)",
                                         inliers: result.inliers, ms: ms,
                                         error: result.cameraToWorld.map { $0.difference(to: scene.views[left].cameraToWorld) }))
