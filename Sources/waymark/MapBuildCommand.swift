@@ -10,7 +10,8 @@ enum MapBuildCommand: Command {
         Builds a world map from an RGB-D SEQUENCE (TUM layout or plain folder, with colour): a
         keyframe wherever the camera is 15 cm or 15° from every earlier keyframe, holding its
         features and their 3D positions from depth, in the world of the poses. The poses come
-        from FILE (TUM format, camera-to-world, matched to frames within 20 ms), else the
+        from FILE (TUM format, camera-to-world; each frame gets the pose nearest in time within
+        20 ms, each pose used once, as TUM's associate.py pairs them), else the
         sequence's groundtruth.txt, else the engine's own RGB-D odometry (world = first camera).
         Surfaces found in the depth are stored as plane anchors. The file is written atomically,
         at the end and whenever the sequence is interrupted (a time jump over 0.5 s), after which
