@@ -27,9 +27,12 @@ let package = Package(
         .target(name: "WaymarkPlanes", dependencies: ["WaymarkCore", "WaymarkVision"], swiftSettings: strict),
         .target(
             name: "WaymarkRelocalization", dependencies: ["WaymarkCore", "WaymarkVision"], swiftSettings: strict),
+        .target(name: "WaymarkGuidance", dependencies: ["WaymarkCore"], swiftSettings: strict),
         .target(
             name: "Waymark",
-            dependencies: ["WaymarkCore", "WaymarkVision", "WaymarkImages", "WaymarkPlanes", "WaymarkRelocalization"],
+            dependencies: [
+                "WaymarkCore", "WaymarkVision", "WaymarkImages", "WaymarkPlanes", "WaymarkRelocalization", "WaymarkGuidance",
+            ],
             swiftSettings: strict),
         .executableTarget(name: "waymark", dependencies: ["Waymark"], swiftSettings: strict),
         .executableTarget(
@@ -47,6 +50,8 @@ let package = Package(
         .testTarget(
             name: "WaymarkRelocalizationTests", dependencies: ["WaymarkRelocalization", "TestSupport"],
             swiftSettings: strict),
+        .testTarget(
+            name: "WaymarkGuidanceTests", dependencies: ["WaymarkGuidance", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "waymarkCLITests", dependencies: ["TestSupport", "waymark"], swiftSettings: strict),
     ],
     cxxLanguageStandard: .cxx17

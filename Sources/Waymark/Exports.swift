@@ -3,3 +3,4 @@
 @_exported import WaymarkVision
 @_exported import WaymarkPlanes
 @_exported import WaymarkRelocalization
+@_exported import WaymarkGuidance
