@@ -95,6 +95,35 @@ typedef struct cs_image_statistics {
 /* Statistics of a gray image (or of the gray conversion of a colour one). */
 cs_status cs_image_get_statistics(const cs_image *image, cs_image_statistics *out, cs_error *error);
 
+/* ---- Per-frame signals for coaching: light, sharpness, detail, view motion. ---- */
+
+typedef struct cs_frame_meter cs_frame_meter;
+
+typedef struct cs_frame_signals {
+    double brightness;      /* mean gray level, 0-255 */
+    double sharpness;       /* variance of the Laplacian of the half-size gray frame */
+    int32_t corner_count;   /* FAST corners (threshold 20) in the half-size frame */
+    double corner_spread;   /* fraction of a 4x4 grid over the frame holding at least 3 of them */
+    int32_t has_motion;     /* 1 when the previous frame was measured (motion_* are set) */
+    double motion_x;        /* shift of the view since the previous frame, full-frame pixels */
+    double motion_y;
+    double motion_response; /* phase-correlation peak, 0-1: low when the shift is unreliable */
+} cs_frame_signals;
+
+/* A rectangle in full-frame pixels. */
+typedef struct cs_rect {
+    double x, y, width, height;
+} cs_rect;
+
+cs_status cs_frame_meter_create(cs_frame_meter **out, cs_error *error);
+void cs_frame_meter_destroy(cs_frame_meter *meter);
+/* Measures a gray or BGR frame; the meter keeps a small copy for the next frame's motion.
+   region_sharpness[k] (caller-owned, region_count entries) gets the Laplacian variance inside
+   regions[k], clipped to the frame (0 when nothing is left). */
+cs_status cs_frame_meter_measure(cs_frame_meter *meter, const cs_image *image, const cs_rect *regions,
+                                 size_t region_count, cs_frame_signals *out, double *region_sharpness,
+                                 cs_error *error);
+
 /* ---- Rigid alignment (Eigen's Umeyama): target ≈ scale · R · source + t, least squares. ---- */
 
 /* source and target: count points each, x y z packed; with_scale 0 fixes scale at 1.

@@ -1,0 +1,94 @@
+// Per-frame signals for coaching, on a half-size gray copy: brightness, sharpness (variance of
+// the Laplacian), FAST corner count and spread, and the view's shift since the previous frame
+// (phase correlation of 128x96 thumbnails). All buffers live in the meter and are reused.
+#include "barrier.hpp"
+
+#include <opencv2/features2d.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <vector>
+
+struct cs_frame_meter {
+    cv::Mat gray, half, laplacian, small, thumbnail, previous, window;
+    std::vector<cv::KeyPoint> corners;
+    bool has_previous = false;
+};
+
+namespace {
+constexpr int thumbnail_width = 128, thumbnail_height = 96, grid = 4, per_cell = 3;
+
+double laplacian_variance(const cv::Mat &laplacian) {
+    if (laplacian.empty()) return 0;
+    cv::Scalar mean, deviation;
+    cv::meanStdDev(laplacian, mean, deviation);
+    return deviation[0] * deviation[0];
+}
+} // namespace
+
+extern "C" {
+
+cs_status cs_frame_meter_create(cs_frame_meter **out, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(out != nullptr, "cs_frame_meter_create: out is NULL");
+        *out = new cs_frame_meter();
+    });
+}
+
+void cs_frame_meter_destroy(cs_frame_meter *meter) { delete meter; }
+
+cs_status cs_frame_meter_measure(cs_frame_meter *meter, const cs_image *image, const cs_rect *regions,
+                                 size_t region_count, cs_frame_signals *out, double *region_sharpness,
+                                 cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(meter != nullptr && out != nullptr, "cs_frame_meter_measure: NULL argument");
+        cs::require(image != nullptr && !image->mat.empty(), "cs_frame_meter_measure: image is NULL or empty");
+        cs::require(region_count == 0 || (regions != nullptr && region_sharpness != nullptr),
+                    "cs_frame_meter_measure: regions without room for their sharpness");
+        const cv::Mat &frame = image->mat;
+        const cv::Mat *gray = &frame;
+        if (frame.channels() != 1) {
+            cv::cvtColor(frame, meter->gray, cv::COLOR_BGR2GRAY);
+            gray = &meter->gray;
+        }
+        const int w = std::max(1, gray->cols / 2), h = std::max(1, gray->rows / 2);
+        cv::resize(*gray, meter->half, cv::Size(w, h), 0, 0, cv::INTER_AREA);
+        out->brightness = cv::mean(meter->half)[0];
+        cv::Laplacian(meter->half, meter->laplacian, CV_16S);
+        out->sharpness = laplacian_variance(meter->laplacian);
+        for (size_t k = 0; k < region_count; ++k) {
+            const cs_rect &r = regions[k];
+            cv::Rect box(int(r.x / 2), int(r.y / 2), int(r.width / 2), int(r.height / 2));
+            box &= cv::Rect(0, 0, w, h);
+            region_sharpness[k] = box.area() > 0 ? laplacian_variance(meter->laplacian(box)) : 0;
+        }
+
+        cv::FAST(meter->half, meter->corners, 20, true);
+        int cells[grid * grid] = {};
+        for (const cv::KeyPoint &corner : meter->corners) {
+            const int cx = std::min(grid - 1, int(corner.pt.x * grid / w));
+            const int cy = std::min(grid - 1, int(corner.pt.y * grid / h));
+            ++cells[cy * grid + cx];
+        }
+        out->corner_count = int32_t(meter->corners.size());
+        out->corner_spread = double(std::count_if(cells, cells + grid * grid, [](int n) { return n >= per_cell; })) /
+                             (grid * grid);
+
+        cv::resize(meter->half, meter->small, cv::Size(thumbnail_width, thumbnail_height), 0, 0, cv::INTER_AREA);
+        meter->small.convertTo(meter->thumbnail, CV_32F);
+        if (meter->window.empty()) cv::createHanningWindow(meter->window, meter->thumbnail.size(), CV_32F);
+        out->has_motion = meter->has_previous ? 1 : 0;
+        out->motion_x = out->motion_y = out->motion_response = 0;
+        if (meter->has_previous) {
+            double response = 0;
+            const cv::Point2d shift = cv::phaseCorrelate(meter->previous, meter->thumbnail, meter->window, &response);
+            out->motion_x = shift.x * frame.cols / thumbnail_width;
+            out->motion_y = shift.y * frame.rows / thumbnail_height;
+            out->motion_response = response;
+        }
+        std::swap(meter->previous, meter->thumbnail);
+        meter->has_previous = true;
+    });
+}
+
+} // extern "C"

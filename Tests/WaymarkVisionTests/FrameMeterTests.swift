@@ -1,0 +1,53 @@
+import Testing
+import TestSupport
+import WaymarkVision
+
+@Suite struct FrameMeterTests {
+    /// A width×height window of `image` whose top-left corner is at (x, y).
+    static func crop(_ image: Image, x: Int, y: Int, width: Int, height: Int) -> Image {
+        let pixels = image.pixels
+        var out = [UInt8](repeating: 0, count: width * height)
+        for row in 0..<height {
+            for column in 0..<width { out[row * width + column] = pixels[(y + row) * image.width + x + column] }
+        }
+        return Image(width: width, height: height, channels: 1, pixels: out)
+    }
+
+    @Test func flatFramesHaveTheirGrayLevelAndNoDetail() {
+        let meter = FrameMeter()
+        let m = meter.measure(Image(width: 320, height: 240, channels: 1, pixels: [UInt8](repeating: 37, count: 320 * 240)))
+        #expect(abs(m.brightness - 37) < 1e-9)
+        #expect(m.sharpness == 0 && m.cornerCount == 0 && m.cornerSpread == 0)
+        #expect(m.motion == nil, "the first frame has no motion")
+    }
+
+    @Test func blurLowersSharpnessAndDetail() {
+        let texture = syntheticTexture(width: 640, height: 480, seed: 5)
+        let sharp = FrameMeter().measure(texture)
+        let blurred = FrameMeter().measure(texture.blurred(sigma: 4))
+        #expect(sharp.cornerSpread > 0.9, "spread \(sharp.cornerSpread)")
+        #expect(blurred.sharpness < sharp.sharpness / 10, "\(blurred.sharpness) vs \(sharp.sharpness)")
+        #expect(blurred.cornerCount < sharp.cornerCount / 4, "\(blurred.cornerCount) vs \(sharp.cornerCount)")
+        #expect(abs(blurred.brightness - sharp.brightness) < 2)
+    }
+
+    /// Two windows of one texture, 24 px right and 16 px up of each other: the view moved left
+    /// and down by that much (to within a pixel, the thumbnail's resolution being 5 px).
+    @Test func viewMotionIsTheShiftBetweenFrames() throws {
+        let texture = syntheticTexture(width: 800, height: 600, seed: 9)
+        let meter = FrameMeter()
+        _ = meter.measure(Self.crop(texture, x: 60, y: 60, width: 640, height: 480))
+        let m = meter.measure(Self.crop(texture, x: 84, y: 44, width: 640, height: 480))
+        let motion = try #require(m.motion)
+        #expect(abs(motion.x + 24) < 1.5 && abs(motion.y - 16) < 1.5, "motion \(motion)")
+    }
+
+    @Test func regionSharpnessMeasuresOnlyInsideTheRegion() {
+        // Left half textured, right half flat.
+        let texture = syntheticTexture(width: 320, height: 240, seed: 3).pixels
+        let pixels = (0..<(320 * 240)).map { $0 % 320 < 160 ? texture[$0] : 128 }
+        let m = FrameMeter().measure(Image(width: 320, height: 240, channels: 1, pixels: pixels),
+                                     regions: [SIMD4(0, 0, 150, 240), SIMD4(170, 0, 150, 240), SIMD4(400, 0, 10, 10)])
+        #expect(m.regionSharpness[0] > 100 && m.regionSharpness[1] == 0 && m.regionSharpness[2] == 0, "\(m.regionSharpness)")
+    }
+}
