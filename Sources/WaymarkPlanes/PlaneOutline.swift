@@ -2,7 +2,7 @@ import WaymarkCore
 
 /// Turns a fitted plane and points on its boundary into a `DetectedPlane`: convex hull in the
 /// plane, smallest enclosing rectangle, and the plane's own 2-D frame along that rectangle.
-enum PlaneOutline {
+public enum PlaneOutline {
     /// Nil when the inliers do not define a plane.
     /// Nil when the inliers do not define a plane. The normal is turned towards `viewpoint`.
     static func make(
@@ -90,7 +90,7 @@ enum PlaneOutline {
     }
 
     /// Shoelace area of a simple polygon.
-    static func area(of polygon: [SIMD2<Double>]) -> Double {
+    public static func area(of polygon: [SIMD2<Double>]) -> Double {
         guard polygon.count >= 3 else { return 0 }
         var twice = 0.0
         for i in polygon.indices {

@@ -87,3 +87,23 @@ extension Arguments {
         } ?? 30
     }
 }
+
+extension Arguments {
+    /// --language and --goal.
+    func coaching(defaultGoal: CoachingGoal) throws(WaymarkError) -> CoachingOptions {
+        var options = CoachingOptions(goal: defaultGoal, language: .english)
+        if let text = try value("--language") {
+            guard let language = CoachingLanguage(rawValue: text) else {
+                throw WaymarkError(.usage, "--language must be one of \(CoachingLanguage.allCases.map(\.rawValue).joined(separator: ", ")); got '\(text)'")
+            }
+            options.language = language
+        }
+        if let text = try value("--goal") {
+            guard let goal = CoachingGoal(rawValue: text) else {
+                throw WaymarkError(.usage, "--goal must be one of \(CoachingGoal.allCases.map(\.rawValue).joined(separator: ", ")); got '\(text)'")
+            }
+            options.goal = goal
+        }
+        return options
+    }
+}

@@ -40,23 +40,28 @@ enum MapBuildCommand: Command {
         }
         let (intrinsics, scale) = try SequenceProcessing.camera(arguments, sequence: sequence, input: input)
         let recorded = try RecordedPoses(sequence, posesFile: try arguments.value("--poses"))
-        var session = try SequenceProcessing.makeSession(arguments, sequence: sequence, intrinsics: intrinsics,
-                                                         poses: recorded.source, savePath: output)
+        let session = try SequenceProcessing.makeSession(arguments, sequence: sequence, intrinsics: intrinsics,
+                                                         poses: recorded.source)
         var progress = Progress(total: sequence.frames.count, quiet: arguments.flag("--quiet"))
         var used = 0
         for (index, frame) in sequence.frames.enumerated() {
             let images = try loadFrame(frame, scale: scale)
+            guard images.depth.width == session.input.width, images.depth.height == session.input.height else {
+                throw WaymarkError(.badData, "\(frame.depthPath) is not the size of the sequence's first frame")
+            }
             progress.update(frames: index + 1)
-            _ = try session.process(timestamp: frame.timestamp, gray: images.gray, depth: images.depth,
-                                    recordedPose: recorded.pose(ofFrame: index), intrinsics: intrinsics)
-            if session.lastPose != nil { used += 1 }
+            let result = session.process(SessionFrame(timestamp: frame.timestamp, image: images.gray, depth: images.depth,
+                                                      recordedPose: recorded.pose(ofFrame: index)))
+            if result.interruptionStarted {
+                try session.saveMap(to: output)
+            }
+            if result.cameraToWorld != nil { used += 1 }
         }
         progress.finish()
-        let map = session.tracker.map
-        guard map.hasPoints else {
+        guard let map = session.worldMap, map.hasPoints else {
             throw WaymarkError(.badData, "\(input): no frame gave a keyframe with features at known depth; no map written")
         }
-        try session.save()
+        try session.saveMap(to: output)
         let sink = try RecordSink(path: nil)
         try sink.write(.object([
             ("map", .string(output)), ("keyframes", .int(map.keyframes.count)), ("points", .int(map.pointCount)),

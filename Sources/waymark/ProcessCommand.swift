@@ -11,13 +11,14 @@ enum ProcessCommand: Command {
                                [--interrupt START:COUNT]... [--place NAME:FRAME:X,Y]... [--save-map FILE]
                                [--load-map FILE]
                                [--relocalization-timeout SECONDS] [--output FILE] [--quiet]
+               (both) [--goal GOAL] [--language en|zh-Hans|zh-Hant]
 
         Follows the active reference images through VIDEO. Writes JSON Lines (schema
-        "waymark.process/2", see docs/OUTPUT.md): a header record, one record per frame
+        "waymark.process/3", see docs/OUTPUT.md): a header record, one record per frame
         {"type": "frame", "index", "timestamp" (seconds, from the video), "detections": [...
-        with "state": detected | tracked | lost]}, and a summary record. The file is flushed
-        after every frame; if the video breaks off, the frames so far are kept, the summary
-        says where it stopped, and the exit code is 65.
+        with "state": detected | tracked | lost], "coaching": the message on screen or null}, and a
+        summary record. The file is flushed after every frame; if the video breaks off, the
+        frames so far are kept, the summary says where it stopped, and the exit code is 65.
 
         SEQUENCE is an RGB-D recording: a TUM RGB-D folder (rgb.txt, depth.txt, optional
         groundtruth.txt) or a plain folder (depth/ and rgb/ or color/ with matching names; see the
@@ -54,15 +55,20 @@ enum ProcessCommand: Command {
           --relocalization-timeout SECONDS
                               SEQUENCE: give relocalization up after this long (stream time) and
                               start a new world (default: keep trying)
+          --goal GOAL         what coaching works towards (done once reached): tracking,
+                              horizontal_surface, vertical_surface, any_surface (SEQUENCE default)
+                              or image (VIDEO default)
+          --language LANG     coaching messages in en (default), zh-Hans or zh-Hant
           --quiet             no progress and no warnings
           --help              this text
         """
     static let valueOptions: Set<String> = [
         "--references", "--group", "--output", "--annotate", "--intrinsics", "--depth-scale", "--gravity", "--fps",
-        "--trajectory", "--interrupt", "--relocalization-timeout", "--save-map", "--load-map", "--place",
+        "--trajectory", "--interrupt", "--relocalization-timeout", "--save-map", "--load-map", "--place", "--language",
+        "--goal",
     ]
     static let flagOptions: Set<String> = ["--auto-select", "--quiet", "--help"]
-    static let schema = "waymark.process/2"
+    static let schema = "waymark.process/3"
 
     static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode {
         guard arguments.positionals.count == 1 else {
@@ -82,10 +88,17 @@ enum ProcessCommand: Command {
                 path: path, width: video.width, height: video.height,
                 framesPerSecond: video.framesPerSecond > 0 ? video.framesPerSecond : 30)
         }
-        var trackerOptions = ImageTrackerOptions()
-        trackerOptions.detector = loaded.options
-        let tracker = ImageTracker(references: references, options: trackerOptions)
-        try sink.write(header(input: input, video: video, references: references, arguments: arguments))
+        var configuration = SessionConfiguration()
+        configuration.references = references
+        configuration.imageTracking.detector = loaded.options
+        configuration.surfaces = []
+        configuration.relocalization = false
+        configuration.coaching = try arguments.coaching(defaultGoal: .image)
+        let session = try Session(configuration: configuration, input: SessionInput(
+            width: video.width, height: video.height, hasDepth: false, intrinsics: intrinsics))
+        if !quiet { for note in session.support.notes { Console.warning(note) } }
+        try sink.write(header(input: input, video: video, references: references, arguments: arguments,
+                              coaching: configuration.coaching))
 
         var progress = Progress(total: video.frameCount, quiet: quiet)
         let frame = Image(width: 1, height: 1, channels: 3)
@@ -101,13 +114,14 @@ enum ProcessCommand: Command {
                 failure = error
                 break
             }
-            let found = tracker.process(frame, intrinsics: intrinsics)
+            let result = session.process(SessionFrame(timestamp: timestamp, image: frame))
+            let found = result.detections
             if found.contains(where: { $0.state != .lost }) { framesWithDetections += 1 }
             try sink.write(
                 .object([
                     ("type", .string("frame")), ("index", .int(index)), ("timestamp", .number(timestamp)),
                     ("detections", .array(found.map { $0.record(includeState: true) })),
-                ]))
+                ] + SessionRecords.coaching(result.coaching)))
             if let annotation {
                 draw(found, on: frame)
                 try annotation.write(frame)
@@ -138,8 +152,13 @@ enum ProcessCommand: Command {
         return .ok
     }
 
-    private static func header(input: String, video: VideoReader, references: [ReferenceImage], arguments: Arguments)
-        -> JSONValue
+    /// The header's description of coaching.
+    static func coachingHeader(_ options: CoachingOptions) -> JSONValue {
+        .object([("goal", .string(options.goal.rawValue)), ("language", .string(options.language.rawValue))])
+    }
+
+    private static func header(input: String, video: VideoReader, references: [ReferenceImage], arguments: Arguments,
+                               coaching: CoachingOptions) -> JSONValue
     {
         let versions = LibraryVersions.current
         return .object([
@@ -159,6 +178,7 @@ enum ProcessCommand: Command {
             ),
             ("groups", .array(arguments.values("--group").map(JSONValue.string))),
             ("autoSelect", .bool(arguments.flag("--auto-select"))),
+            ("coaching", coachingHeader(coaching)),
         ])
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import Waymark
 
 /// `waymark process SEQUENCE`: an RGB-D recording (TUM layout or plain folder). Each frame is
-/// tracked in a world that survives interruptions (SequenceSession); its planes become world
+/// tracked in a world that survives interruptions (a Session); its planes become world
 /// anchors; with --references the colour frames are searched too.
 enum SequenceProcessing {
     static func run(_ input: String, arguments: Arguments) throws(WaymarkError) -> ExitCode {
@@ -13,19 +13,15 @@ enum SequenceProcessing {
         let dropped = try droppedFrames(arguments, frameCount: sequence.frames.count)
         let placements = try self.placements(arguments, frameCount: sequence.frames.count)
         let loaded = try arguments.value("--references") == nil ? nil : try loadReferences(arguments, quiet: quiet)
-        var session = try makeSession(arguments, sequence: sequence, intrinsics: intrinsics, poses: recorded.source,
-                                      savePath: try arguments.value("--save-map"), references: loaded?.references ?? [])
+        let session = try makeSession(arguments, sequence: sequence, intrinsics: intrinsics, poses: recorded.source,
+                                      loaded: loaded, objectToPlace: placements.first?.name)
+        let savePath = try arguments.value("--save-map")
         let trajectoryPath = try arguments.value("--trajectory")
         var trajectory = Trajectory(samples: [])
-        let imageTracker = loaded.map { loaded in
-            var options = ImageTrackerOptions()
-            options.detector = loaded.options
-            return ImageTracker(references: loaded.references, options: options)
-        }
         let output = try arguments.value("--output")
         let sink = try RecordSink(path: output)
         try sink.write(header(input, sequence: sequence, intrinsics: intrinsics, scale: scale, poses: recorded.source,
-                              references: loaded?.references ?? []))
+                              references: loaded?.references ?? [], coaching: session.configuration.coaching))
         var progress = Progress(total: sequence.frames.count, quiet: quiet)
         var failures = 0
         var firstFailure: WaymarkError?
@@ -34,10 +30,14 @@ enum SequenceProcessing {
             if dropped.contains(index) {
                 // The first dropped frame starts the interruption: the map is saved now.
                 if !dropped.contains(index - 1) {
-                    let fields = try session.pause()
-                    if !fields.isEmpty {
-                        try sink.write(.object([("type", .string("interruption")), ("index", .int(index)),
-                                                ("timestamp", .number(frame.timestamp))] + fields))
+                    let paused = session.pause()
+                    if !paused.events.isEmpty {
+                        try session.saveMap(to: savePath)
+                        try sink.write(.object([
+                            ("type", .string("interruption")), ("index", .int(index)), ("timestamp", .number(frame.timestamp)),
+                            ("events", .array(paused.events.map(SessionRecords.record))),
+                            ("anchorEvents", .array(paused.anchorEvents.map(SessionRecords.record))),
+                        ]))
                     }
                 }
                 continue
@@ -46,23 +46,29 @@ enum SequenceProcessing {
                 ("type", .string("frame")), ("index", .int(index)), ("timestamp", .number(frame.timestamp)),
             ]
             do throws(WaymarkError) {
-                let images = try loadFrame(frame, scale: scale, keepingColor: imageTracker != nil)
-                let found = images.color.flatMap { color in imageTracker?.process(color, intrinsics: intrinsics) }
-                record += try session.process(timestamp: frame.timestamp, gray: images.gray, depth: images.depth,
-                                              recordedPose: recorded.pose(ofFrame: index), intrinsics: intrinsics,
-                                              detections: found ?? [])
-                if let pose = session.lastPose { trajectory.samples.append(.init(timestamp: frame.timestamp, pose: pose)) }
+                let images = try loadFrame(frame, scale: scale, keepingColor: loaded != nil)
+                guard images.depth.width == session.input.width, images.depth.height == session.input.height else {
+                    throw WaymarkError(.badData, "\(frame.depthPath) is \(images.depth.width)×\(images.depth.height), but the sequence's first frame is \(session.input.width)×\(session.input.height)")
+                }
+                let result = session.process(SessionFrame(timestamp: frame.timestamp, image: images.color ?? images.gray,
+                                                          depth: images.depth, recordedPose: recorded.pose(ofFrame: index)))
+                if result.interruptionStarted {
+                    try session.saveMap(to: savePath)
+                }
+                record += SessionRecords.tracking(result, planes: session.planes)
+                record += SessionRecords.coaching(result.coaching)
+                if let pose = result.cameraToWorld { trajectory.samples.append(.init(timestamp: frame.timestamp, pose: pose)) }
                 for placement in placements where placement.frame == index {
-                    guard let added = session.place(placement.name, pixel: placement.pixel, intrinsics: intrinsics) else {
+                    guard let added = session.place(placement.name, pixel: placement.pixel) else {
                         record.append(("placementFailed", .string(placement.name)))
                         if !quiet {
                             Console.warning("frame \(index): '\(placement.name)' could not be placed: no pose, or no surface along that pixel")
                         }
                         continue
                     }
-                    record.append(("placed", added))
+                    record.append(("placed", SessionRecords.anchor(added, event: "added")))
                 }
-                if let found { record.append(("detections", .array(found.map { $0.record(includeState: true) }))) }
+                if loaded != nil { record.append(("detections", .array(result.detections.map { $0.record(includeState: true) }))) }
             } catch {
                 failures += 1
                 if firstFailure == nil { firstFailure = error }
@@ -72,16 +78,16 @@ enum SequenceProcessing {
             try sink.write(.object(record))
         }
         progress.finish()
-        try session.save()
+        try session.saveMap(to: savePath)
         try sink.write(.object([
             ("type", .string("summary")), ("frames", .int(sequence.frames.count)), ("framesDropped", .int(dropped.count)),
             ("framesWithErrors", .int(failures)), ("complete", .bool(failures == 0)),
             ("interruptions", .int(session.interruptions)), ("relocalizations", .int(session.relocalizations)),
-            ("keyframes", .int(session.tracker.map.keyframes.count)),
+            ("keyframes", .int(session.tracker?.map.keyframes.count ?? 0)),
             ("planes", .array(session.planes.anchors.map {
                 PlaneRecords.geometry($0.surface, id: $0.id, extra: [("observations", .int($0.observations))])
             })),
-            ("anchors", .array(session.anchors.map { SequenceSession.anchorRecord($0, event: "present") })),
+            ("anchors", .array(session.anchors.map { SessionRecords.anchor($0, event: "present") })),
         ]))
         try sink.finish()
         if let trajectoryPath {
@@ -113,26 +119,43 @@ enum SequenceProcessing {
     }
 
     /// The session for a sequence: tracking options from the arguments, gravity in the poses'
-    /// world, and the map of --load-map to relocalize into.
+    /// world, the map of --load-map to relocalize into, and coaching (--goal, --language).
     static func makeSession(_ arguments: Arguments, sequence: RGBDSequence, intrinsics: Intrinsics,
-                            poses: RecordedPoses.Source, savePath: String?, references: [ReferenceImage] = [])
-        throws(WaymarkError) -> SequenceSession
+                            poses: RecordedPoses.Source,
+                            loaded: (references: [ReferenceImage], options: ImageDetectorOptions)? = nil,
+                            objectToPlace: String? = nil) throws(WaymarkError) -> Session
     {
-        var options = WorldTrackingOptions()
-        if !sequence.frames.allSatisfy({ $0.colorPath != nil }) { options.odometry = .icp }
+        var configuration = SessionConfiguration()
+        if !sequence.frames.allSatisfy({ $0.colorPath != nil }) { configuration.tracking.odometry = .icp }
         if let timeout = try arguments.value("--relocalization-timeout") {
             guard let seconds = Double(timeout), seconds > 0 else {
                 throw WaymarkError(.usage, "--relocalization-timeout must be a positive number of seconds; got '\(timeout)'")
             }
-            options.relocalizationTimeout = seconds
+            configuration.tracking.relocalizationTimeout = seconds
         }
-        var planeOptions = PlaneMapOptions()
         // The odometry's world is the first camera's, whose down (+y) stands in for gravity.
-        if poses == .odometry { planeOptions.down = SIMD3(0, 1, 0) }
-        if let gravity = try arguments.value("--gravity") { planeOptions.down = try PlanesCommand.parseGravity(gravity) }
-        let loaded = try arguments.value("--load-map").map { (path: String) throws(WaymarkError) in try WorldMap(contentsOf: path) }
-        return try SequenceSession(intrinsics: intrinsics, options: options, planeOptions: planeOptions, loadedMap: loaded,
-                                   savePath: savePath, references: references)
+        if poses == .odometry { configuration.planeMap.down = SIMD3(0, 1, 0) }
+        if let gravity = try arguments.value("--gravity") { configuration.planeMap.down = try PlanesCommand.parseGravity(gravity) }
+        configuration.worldMap = try arguments.value("--load-map").map { (path: String) throws(WaymarkError) in
+            try WorldMap(contentsOf: path)
+        }
+        if let loaded {
+            configuration.references = loaded.references
+            configuration.imageTracking.detector = loaded.options
+        }
+        configuration.coaching = try arguments.coaching(defaultGoal: .anySurface)
+        configuration.objectToPlace = objectToPlace
+        let size = try sequenceSize(sequence)
+        return try Session(configuration: configuration, input: SessionInput(
+            width: size.width, height: size.height, hasDepth: true, hasRecordedPoses: poses != .odometry,
+            intrinsics: intrinsics))
+    }
+
+    /// The frame size of a sequence: its first depth image's.
+    static func sequenceSize(_ sequence: RGBDSequence) throws(WaymarkError) -> (width: Int, height: Int) {
+        guard let first = sequence.frames.first else { throw WaymarkError(.badData, "the sequence has no frames") }
+        let depth = try DepthImage(contentsOf: first.depthPath, scale: 0.001)
+        return (depth.width, depth.height)
     }
 
     /// --place NAME:FRAME:X,Y (repeatable): a named anchor placed where pixel (X, Y) of frame
@@ -170,7 +193,7 @@ enum SequenceProcessing {
 
     private static func header(
         _ input: String, sequence: RGBDSequence, intrinsics: Intrinsics, scale: Double, poses: RecordedPoses.Source,
-        references: [ReferenceImage]
+        references: [ReferenceImage], coaching: CoachingOptions
     ) -> JSONValue {
         let versions = LibraryVersions.current
         return .object([
@@ -182,6 +205,7 @@ enum SequenceProcessing {
                 ("depthScale", .number(scale)), ("poses", .string(poses.rawValue)),
             ])),
             ("references", .array(references.map { .string($0.name) })),
+            ("coaching", ProcessCommand.coachingHeader(coaching)),
         ])
     }
 }

@@ -190,7 +190,7 @@ struct CLI {
         let text = try String(contentsOfFile: scratch.path("out.jsonl"), encoding: .utf8)
         let records = text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(records.count == 26)
-        #expect(records.first?["schema"] as? String == "waymark.process/2")
+        #expect(records.first?["schema"] as? String == "waymark.process/3")
         #expect(records.last?["type"] as? String == "summary")
         #expect(records.last?["complete"] as? Bool == true)
         let frames = records.dropFirst().dropLast()

@@ -1,0 +1,210 @@
+import Foundation
+
+/// The engine's equivalent of ARSession: one per stream, it owns the world. Each frame is
+/// tracked in a world that survives interruptions, searched for the active reference images,
+/// its surfaces anchored in the world, and measured for coaching, which says at most one thing
+/// at a time. Every anchor is hidden during an interruption and restored where it was when the
+/// camera is found again (or removed when the world is reset).
+public final class Session {
+    public let configuration: SessionConfiguration
+    public let input: SessionInput
+    /// What the configuration cannot do with this input (checked before the first frame).
+    public let support: SessionSupport
+    /// nil when the input has neither depth nor recorded poses (a video).
+    public let tracker: WorldTracker?
+    public private(set) var planes: PlaneMap
+    private let imageTracker: ImageTracker?
+    private let planeDetector: PlaneDetector?
+    private var coach: Coach
+    let meter = FrameMeter()
+    /// Anchors of a loaded map: restored as stored when the camera is found in its world.
+    private var loadedAnchors: [WorldAnchor]
+    /// Reference images this session placed in the world (the first pose they were seen at).
+    private(set) var imageAnchors: [WorldAnchor] = []
+    /// Physical width and height, metres, of the references that have a physical width.
+    let imageExtents: [String: SIMD2<Double>]
+    /// The anchor id of each object placed on the planes (`PlacedObject.id` → anchor id).
+    var namedAnchorIDs: [Int: Int] = [:]
+    /// The sharpest each reference has been seen (its region's Laplacian variance).
+    var sharpestSeen: [String: Double] = [:]
+    var lastPose: RigidTransform?
+    var lastTimestamp: Double?
+    public private(set) var interruptions = 0
+    public private(set) var relocalizations = 0
+
+    /// Detections below this confidence neither place an image anchor nor relocalize on one.
+    public static let imageConfidence = 0.5
+
+    /// Fails (usage) when the configuration asks for something the input cannot give; the
+    /// message lists every such problem.
+    public init(configuration: SessionConfiguration, input: SessionInput) throws(WaymarkError) {
+        let support = SessionSupport(configuration, input: input)
+        guard support.isSupported else {
+            throw WaymarkError(.usage, support.problems.joined(separator: "; "))
+        }
+        self.configuration = configuration
+        self.input = input
+        self.support = support
+        var extents: [String: SIMD2<Double>] = [:]
+        for reference in configuration.references {
+            guard let width = reference.entry.physicalWidth else { continue }
+            extents[reference.name] = SIMD2(width, width * Double(reference.height) / Double(reference.width))
+        }
+        imageExtents = extents
+        var trackingOptions = configuration.tracking
+        if !configuration.relocalization { trackingOptions.relocalizationTimeout = 0 }
+        let tracked = input.hasDepth || input.hasRecordedPoses
+        tracker = tracked
+            ? WorldTracker(intrinsics: input.intrinsics ?? Intrinsics(fx: 1, fy: 1, cx: 0, cy: 0), options: trackingOptions,
+                           map: configuration.worldMap)
+            : nil
+        loadedAnchors = configuration.worldMap?.anchors ?? []
+        var planeOptions = configuration.planeMap
+        planeOptions.firstID = (loadedAnchors.map(\.id).max() ?? 0) + 1
+        planes = PlaneMap(options: planeOptions)
+        planeDetector = input.hasDepth && !configuration.surfaces.isEmpty ? try PlaneDetector() : nil
+        imageTracker = configuration.references.isEmpty
+            ? nil : ImageTracker(references: configuration.references, options: configuration.imageTracking)
+        coach = Coach(options: configuration.coaching)
+    }
+
+    /// Every anchor of the session, in the world.
+    public var anchors: [WorldAnchor] {
+        loadedAnchors + imageAnchors + planes.anchors.map(WorldAnchor.init(plane:)) + planes.objects.compactMap { object in
+            namedAnchorIDs[object.id].map { WorldAnchor(named: object, id: $0, on: object.anchorID.flatMap(planes.anchor(id:))) }
+        }
+    }
+
+    /// The world map with every anchor, to save (`WorldMap.write`); nil without tracking.
+    public var worldMap: WorldMap? {
+        guard let tracker else { return nil }
+        tracker.map.anchors = anchors
+        return tracker.map
+    }
+
+    /// Places a named anchor where the ray through `pixel` of the last frame meets the
+    /// surfaces (as a person taps the screen); nil when the camera's pose is unknown or the ray
+    /// meets nothing.
+    public func place(_ name: String, pixel: SIMD2<Double>) -> WorldAnchor? {
+        guard let pose = lastPose, let intrinsics = input.intrinsics,
+            let object = planes.place(name, along: Ray(pixel: pixel, intrinsics: intrinsics, cameraToWorld: pose))
+        else { return nil }
+        let id = planes.reserveIdentifier()
+        namedAnchorIDs[object.id] = id
+        return WorldAnchor(named: object, id: id, on: object.anchorID.flatMap(planes.anchor(id:)))
+    }
+
+    /// An interruption the caller knows of (dropped frames, the app paused): its tracking
+    /// events and the anchors hidden; empty when one is already under way.
+    public func pause() -> (events: [TrackingEvent], anchorEvents: [AnchorEvent]) {
+        guard let events = tracker?.pause(), !events.isEmpty else { return ([], []) }
+        return (events, handle(events))
+    }
+
+    /// A new world from the next frame on (a person tapped Reset).
+    public func reset() -> (events: [TrackingEvent], anchorEvents: [AnchorEvent]) {
+        guard let events = tracker?.reset() else { return ([], []) }
+        return (events, handle(events))
+    }
+
+    public func process(_ frame: SessionFrame) -> FrameResult {
+        precondition(frame.image.width == input.width && frame.image.height == input.height,
+                     "frames must be \(input.width)×\(input.height), as the session's input said")
+        let gray = frame.image.gray()
+        let detections = imageTracker?.process(frame.image, intrinsics: input.intrinsics) ?? []
+        let update = tracker.map { tracker in
+            track(tracker, TrackingFrame(timestamp: frame.timestamp, gray: gray, depth: frame.depth?.metres,
+                                         recordedPose: frame.recordedPose), detections: detections)
+        }
+        var anchorEvents = update.map { handle($0.events) } ?? []
+        if let pose = update?.cameraToWorld, update?.state == .normal {
+            anchorEvents += anchorImages(detections, cameraToWorld: pose)
+        }
+        var found: [DetectedPlane] = []
+        var anchorIDs: [Int?] = []
+        var planeEvents: [PlaneEvent] = []
+        if let planeDetector, let depth = frame.depth, let intrinsics = input.intrinsics {
+            let pose = update?.cameraToWorld
+            var detection = planeDetector.detect(
+                in: depth, intrinsics: intrinsics,
+                down: pose.map { $0.applyInverseRotation(planes.options.down) } ?? SIMD3(0, 1, 0))
+            detection.planes.removeAll { !configuration.surfaces.includes($0.alignment) }
+            found = detection.planes
+            anchorIDs = [Int?](repeating: nil, count: found.count)
+            if let pose {
+                let integrated = planes.integrate(detection, cameraToWorld: pose)
+                anchorIDs = integrated.anchorIDs
+                planeEvents = integrated.events
+            }
+        }
+        let signals = self.signals(frame, gray: gray, tracking: update, detections: detections)
+        let coaching = coach.update(signals)
+        lastPose = update?.cameraToWorld
+        lastTimestamp = frame.timestamp
+        return FrameResult(timestamp: frame.timestamp, tracking: update, detections: detections, planes: found,
+                           planeAnchorIDs: anchorIDs, planeEvents: planeEvents, anchorEvents: anchorEvents,
+                           signals: signals, coaching: coaching)
+    }
+
+    /// Tracks the camera; while relocalizing, a detected reference image whose world pose an
+    /// anchor holds is another way back.
+    private func track(_ tracker: WorldTracker, _ frame: TrackingFrame, detections: [ImageDetection]) -> TrackingUpdate {
+        let update = tracker.track(frame)
+        guard update.cameraToWorld == nil, tracker.isRelocalizing else { return update }
+        for detection in detections where Self.isPlaceable(detection) {
+            guard let anchor = imageAnchor(named: detection.name),
+                let adopted = tracker.adopt(anchor.transform * detection.pose!.inverse, for: frame, anchor: anchor.id,
+                                            replacing: update)
+            else { continue }
+            return adopted
+        }
+        return update
+    }
+
+    private static func isPlaceable(_ detection: ImageDetection) -> Bool {
+        detection.state != .lost && detection.confidence >= imageConfidence && detection.pose != nil
+    }
+
+    /// Reference images of known size seen for the first time become image anchors.
+    private func anchorImages(_ detections: [ImageDetection], cameraToWorld pose: RigidTransform) -> [AnchorEvent] {
+        var events: [AnchorEvent] = []
+        for detection in detections where Self.isPlaceable(detection) && imageAnchor(named: detection.name) == nil {
+            guard let extent = imageExtents[detection.name] else { continue }
+            let anchor = WorldAnchor(id: planes.reserveIdentifier(), kind: .image, name: detection.name,
+                                     transform: pose * detection.pose!, extent: extent)
+            imageAnchors.append(anchor)
+            events.append(.added(anchor))
+        }
+        return events
+    }
+
+    /// Anchor events for the tracker's events.
+    private func handle(_ events: [TrackingEvent]) -> [AnchorEvent] {
+        var out: [AnchorEvent] = []
+        for event in events {
+            switch event {
+            case .interrupted:
+                interruptions += 1
+                out += anchors.map { .hidden($0.id) }
+            case .relocalized, .relocalizedOnAnchor:
+                relocalizations += 1
+                out += anchors.map { .restored($0) }
+            case .reset:
+                out += anchors.map { .removed($0.id) }
+                loadedAnchors = []
+                imageAnchors = []
+                namedAnchorIDs = [:]
+                sharpestSeen = [:]
+                _ = planes.reset()
+                coach.reset()
+            case .relocalizationCancelled, .keyframeAdded:
+                break
+            }
+        }
+        return out
+    }
+
+    private func imageAnchor(named name: String) -> WorldAnchor? {
+        (loadedAnchors + imageAnchors).first { $0.kind == .image && $0.name == name }
+    }
+}

@@ -1,0 +1,105 @@
+/// Which surfaces a session looks for.
+public struct SurfaceKinds: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    public static let horizontal = SurfaceKinds(rawValue: 1)
+    public static let vertical = SurfaceKinds(rawValue: 2)
+    public static let all: SurfaceKinds = [.horizontal, .vertical]
+
+    /// Whether a surface of this alignment is one of these kinds.
+    public func includes(_ alignment: SurfaceAlignment) -> Bool {
+        switch alignment {
+        case .horizontalUp, .horizontalDown: contains(.horizontal)
+        case .vertical: contains(.vertical)
+        case .other: false
+        }
+    }
+}
+
+/// Everything a `Session` does, chosen once: as ARKit's configuration.
+public struct SessionConfiguration {
+    /// The active reference images (at most 25, or any number with retrieval selection).
+    public var references: [ReferenceImage] = []
+    public var imageTracking = ImageTrackerOptions()
+    /// Surfaces to find in the depth; empty for none.
+    public var surfaces: SurfaceKinds = .all
+    /// After an interruption, find the camera in the world map again (on) or start a new world
+    /// at once (off).
+    public var relocalization = true
+    public var coaching = CoachingOptions()
+    public var tracking = WorldTrackingOptions()
+    public var planeMap = PlaneMapOptions()
+    /// A saved world to resume: the session starts by relocalizing into it.
+    public var worldMap: WorldMap?
+    /// The object a person is about to place: coaching asks them to tap a location for it once
+    /// the goal is reached, until it is placed.
+    public var objectToPlace: String?
+
+    public init() {}
+}
+
+/// What the frames of an input carry, for the capability check before a run.
+public struct SessionInput: Sendable {
+    public var width: Int
+    public var height: Int
+    public var hasDepth: Bool
+    public var hasRecordedPoses: Bool
+    /// Needed to turn depth into points and to give reference images a pose.
+    public var intrinsics: Intrinsics?
+
+    public init(width: Int, height: Int, hasDepth: Bool, hasRecordedPoses: Bool = false, intrinsics: Intrinsics? = nil) {
+        self.width = width
+        self.height = height
+        self.hasDepth = hasDepth
+        self.hasRecordedPoses = hasRecordedPoses
+        self.intrinsics = intrinsics
+    }
+}
+
+/// What a configuration can and cannot do with an input, known before the first frame (as
+/// ARKit's `isSupported`): problems stop the session from starting; notes are limits to know.
+public struct SessionSupport: Sendable {
+    public var problems: [String]
+    public var notes: [String]
+    public var isSupported: Bool { problems.isEmpty }
+
+    public init(_ configuration: SessionConfiguration, input: SessionInput) {
+        var problems: [String] = []
+        var notes: [String] = []
+        let goal = configuration.coaching.goal
+        if !input.hasDepth {
+            if !configuration.surfaces.isEmpty {
+                problems.append("finding surfaces needs depth images, and this input has none")
+            }
+            if configuration.relocalization {
+                problems.append("resuming after an interruption needs depth images, and this input has none")
+            }
+            if goal == .tracking, !input.hasRecordedPoses {
+                problems.append("following the camera needs depth images or recorded poses, and this input has neither")
+            }
+        } else if input.intrinsics == nil {
+            problems.append("depth images need the camera's intrinsics (fx, fy, cx, cy) to become points")
+        }
+        let surfaceGoal: SurfaceKinds? = switch goal {
+        case .horizontalSurface: .horizontal
+        case .verticalSurface: .vertical
+        case .anySurface: .all
+        case .tracking, .image: nil
+        }
+        if let surfaceGoal, configuration.surfaces.intersection(surfaceGoal).isEmpty {
+            problems.append("the coaching goal '\(goal.rawValue)' needs that kind of surface to be looked for")
+        }
+        if goal == .image, configuration.references.isEmpty {
+            problems.append("the coaching goal 'image' needs reference images")
+        }
+        let sized = configuration.references.filter { $0.entry.physicalWidth != nil }
+        if !sized.isEmpty, input.intrinsics == nil {
+            notes.append("reference images get no pose without the camera's intrinsics")
+        }
+        if let intrinsics = input.intrinsics, intrinsics.cx > Double(input.width) || intrinsics.cy > Double(input.height) {
+            problems.append("the intrinsics' centre (\(intrinsics.cx), \(intrinsics.cy)) lies outside the \(input.width)×\(input.height) frames")
+        }
+        self.problems = problems
+        self.notes = notes
+    }
+}
