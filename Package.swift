@@ -52,6 +52,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "WaymarkGuidanceTests", dependencies: ["WaymarkGuidance", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "WaymarkTests", dependencies: ["Waymark", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "waymarkCLITests", dependencies: ["TestSupport", "waymark"], swiftSettings: strict),
     ],
     cxxLanguageStandard: .cxx17

@@ -39,6 +39,14 @@ public struct Walkthrough: Sendable {
         public var physicalWidth: Double { (u * u).sum().squareRoot() }
     }
 
+    /// The camera path: `standard` runs through every trouble back to back; `coaching` spaces
+    /// them with calm stretches (each trouble 1.5–3 s, at least 3 s of calm between) so each
+    /// coaching message can be seen to come and go on its own, and the camera after its
+    /// interruption looks somewhere unmapped first, then turns back to where it was.
+    public enum Script: String, Sendable {
+        case standard, coaching
+    }
+
     public enum Segment: String, Sendable, CaseIterable {
         case scan, dark, fast, textureless, afterInterruption = "after-interruption", returnView = "return"
     }
@@ -85,8 +93,8 @@ public struct Walkthrough: Sendable {
 
     /// `posterFolder` holds graf1.png, building.jpg, fruits.jpg and baboon.jpg (opencv-doc's
     /// examples/data). Sizes other than 640×480 scale the intrinsics (525 px at 640 wide).
-    public init(posterFolder: URL, width: Int = 640, height: Int = 480, framesPerSecond: Double = 30, seed: UInt64 = 1)
-        throws
+    public init(posterFolder: URL, width: Int = 640, height: Int = 480, framesPerSecond: Double = 30, seed: UInt64 = 1,
+                script: Script = .standard) throws
     {
         self.width = width
         self.height = height
@@ -151,7 +159,8 @@ public struct Walkthrough: Sendable {
             posters.append(poster)
         }
         self.posters = posters
-        frames = Self.script(framesPerSecond: framesPerSecond, generator: &generator)
+        frames = Self.frames(script == .standard ? Self.standardPlan : Self.coachingPlan, framesPerSecond: framesPerSecond,
+                             generator: &generator)
     }
 
     /// Debian's opencv-doc images (make setup installs them), or nil with a skip message.
@@ -200,21 +209,60 @@ public struct Walkthrough: Sendable {
                               translation: [position.x, position.y, position.z])
     }
 
-    private static func script(framesPerSecond fps: Double, generator: inout SeededGenerator) -> [Frame] {
-        struct Key {
-            var position: SIMD3<Double>
-            var yaw: Double
-            var pitch: Double
+    struct Key {
+        var position: SIMD3<Double>
+        var yaw: Double
+        var pitch: Double
+        init(_ x: Double, _ y: Double, _ z: Double, yaw: Double, pitch: Double) {
+            position = SIMD3(x, y, z)
+            self.yaw = yaw
+            self.pitch = pitch
         }
-        // Segments: (segment, seconds, start, end); the path interpolates smoothly inside each.
-        let plan: [(Segment, Double, Key, Key)] = [
-            (.scan, 6, Key(position: SIMD3(-0.6, 1.5, 1.4), yaw: 35, pitch: -18), Key(position: SIMD3(0.6, 1.5, 1.2), yaw: -35, pitch: -18)),
-            (.scan, 3, Key(position: SIMD3(0.6, 1.5, 1.2), yaw: -35, pitch: -18), Key(position: SIMD3(0.4, 1.45, 0.0), yaw: -120, pitch: -22)),
-            (.dark, 1.5, Key(position: SIMD3(0.4, 1.45, 0.0), yaw: -120, pitch: -22), Key(position: SIMD3(0.2, 1.45, 0.2), yaw: -160, pitch: -15)),
-            (.fast, 1, Key(position: SIMD3(0.2, 1.45, 0.2), yaw: -160, pitch: -15), Key(position: SIMD3(0.0, 1.5, 0.4), yaw: -280, pitch: -12)),
-            (.textureless, 1.5, Key(position: SIMD3(1.9, 1.5, -0.3), yaw: -90, pitch: 0), Key(position: SIMD3(2.4, 1.5, -0.3), yaw: -90, pitch: 0)),
-            (.returnView, 3, Key(position: SIMD3(-1.8, 1.35, 0.6), yaw: 40, pitch: -16), Key(position: SIMD3(-1.4, 1.35, 0.2), yaw: 15, pitch: -20)),
+    }
+
+    /// A stretch of the path: the camera moves smoothly from `start` to `end`; `gapBefore`
+    /// seconds of no frames come first (an interruption).
+    struct Leg {
+        var segment: Segment
+        var seconds: Double
+        var start: Key
+        var end: Key
+        var gapBefore = 0.0
+    }
+
+    static let standardPlan: [Leg] = [
+        Leg(segment: .scan, seconds: 6, start: Key(-0.6, 1.5, 1.4, yaw: 35, pitch: -18), end: Key(0.6, 1.5, 1.2, yaw: -35, pitch: -18)),
+        Leg(segment: .scan, seconds: 3, start: Key(0.6, 1.5, 1.2, yaw: -35, pitch: -18), end: Key(0.4, 1.45, 0.0, yaw: -120, pitch: -22)),
+        Leg(segment: .dark, seconds: 1.5, start: Key(0.4, 1.45, 0.0, yaw: -120, pitch: -22), end: Key(0.2, 1.45, 0.2, yaw: -160, pitch: -15)),
+        Leg(segment: .fast, seconds: 1, start: Key(0.2, 1.45, 0.2, yaw: -160, pitch: -15), end: Key(0.0, 1.5, 0.4, yaw: -280, pitch: -12)),
+        // Starts after a jump in place (no time gap).
+        Leg(segment: .textureless, seconds: 1.5, start: Key(1.9, 1.5, -0.3, yaw: -90, pitch: 0), end: Key(2.4, 1.5, -0.3, yaw: -90, pitch: 0)),
+        Leg(segment: .returnView, seconds: 3, start: Key(-1.8, 1.35, 0.6, yaw: 40, pitch: -16), end: Key(-1.4, 1.35, 0.2, yaw: 15, pitch: -20),
+            gapBefore: 4),
+    ]
+
+    /// 36 s: scan north; dark 5–7.5 s; fast turn (peak 240°/s) 11–12.5 s; the plain east wall
+    /// filling the view 19–22 s; a 2 s gap after 26 s, then 2 s facing the unmapped south-west
+    /// before turning back north, where the map is.
+    static let coachingPlan: [Leg] = {
+        let north = Key(0, 1.5, 1.0, yaw: 0, pitch: -15)
+        return [
+            Leg(segment: .scan, seconds: 5, start: Key(-0.6, 1.5, 1.4, yaw: 30, pitch: -15), end: Key(0.2, 1.5, 1.2, yaw: -30, pitch: -15)),
+            Leg(segment: .dark, seconds: 2.5, start: Key(0.2, 1.5, 1.2, yaw: -30, pitch: -15), end: Key(0.4, 1.5, 1.1, yaw: -60, pitch: -15)),
+            Leg(segment: .scan, seconds: 3.5, start: Key(0.4, 1.5, 1.1, yaw: -60, pitch: -15), end: north),
+            Leg(segment: .fast, seconds: 1.5, start: north, end: Key(0, 1.5, 1.0, yaw: 240, pitch: -15)),
+            Leg(segment: .scan, seconds: 3.5, start: Key(0, 1.5, 1.0, yaw: 240, pitch: -15), end: Key(0, 1.5, 1.0, yaw: 360, pitch: -15)),
+            Leg(segment: .scan, seconds: 3, start: Key(0, 1.5, 1.0, yaw: 360, pitch: -15), end: Key(1.9, 1.5, -0.3, yaw: 270, pitch: 0)),
+            Leg(segment: .textureless, seconds: 3, start: Key(1.9, 1.5, -0.3, yaw: 270, pitch: 0), end: Key(2.3, 1.5, 0.3, yaw: 270, pitch: 0)),
+            Leg(segment: .scan, seconds: 4, start: Key(2.3, 1.5, 0.3, yaw: 270, pitch: 0), end: Key(0.2, 1.5, 1.0, yaw: 360, pitch: -15)),
+            Leg(segment: .afterInterruption, seconds: 2, start: Key(0.3, 1.5, 0.9, yaw: 160, pitch: -15),
+                end: Key(0.3, 1.5, 0.9, yaw: 165, pitch: -12), gapBefore: 2),
+            Leg(segment: .returnView, seconds: 4, start: Key(0.3, 1.5, 0.9, yaw: 165, pitch: -12), end: Key(0.2, 1.5, 1.0, yaw: 360, pitch: -15)),
+            Leg(segment: .scan, seconds: 3, start: Key(0.2, 1.5, 1.0, yaw: 360, pitch: -15), end: Key(-0.3, 1.5, 1.2, yaw: 380, pitch: -15)),
         ]
+    }()
+
+    private static func frames(_ plan: [Leg], framesPerSecond fps: Double, generator: inout SeededGenerator) -> [Frame] {
         // Seeded hand shake: sums of slow sines.
         let phases = (0..<12).map { _ in Double.random(in: 0..<(2 * .pi), using: &generator) }
         func shake(_ t: Double, _ k: Int) -> Double {
@@ -223,10 +271,10 @@ public struct Walkthrough: Sendable {
         var frames: [Frame] = []
         var time = 0.0
         var previous: RigidTransform?
-        for (segment, seconds, start, end) in plan {
-            // The textureless segment starts after a jump; the return view after a 4 s gap.
-            if segment == .returnView { time += 4 }
-            let count = Int((seconds * fps).rounded())
+        for leg in plan {
+            let (segment, start, end) = (leg.segment, leg.start, leg.end)
+            time += leg.gapBefore
+            let count = Int((leg.seconds * fps).rounded())
             for step in 0..<count {
                 let a = Double(step) / Double(max(1, count - 1))
                 let s = a * a * (3 - 2 * a)
@@ -243,11 +291,11 @@ public struct Walkthrough: Sendable {
                 }
                 frames.append(Frame(
                     index: frames.count, timestamp: t, cameraToWorld: pose,
-                    segment: segment == .returnView && step == 0 ? .afterInterruption : segment,
+                    segment: leg.gapBefore > 0 && step == 0 ? .afterInterruption : segment,
                     brightness: segment == .dark ? 0.08 : 1, exposure: exposure))
                 previous = pose
             }
-            time += seconds
+            time += leg.seconds
         }
         return frames
     }

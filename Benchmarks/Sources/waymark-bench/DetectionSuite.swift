@@ -16,10 +16,6 @@ struct DetectionSuite {
 
     /// Mean corner error (px) below which a pair counts as correctly located.
     static let acceptedError = 3.0
-    /// EVD's graf pair is Oxford graf img1 → img6 (SOURCE.md); with both in one library the same
-    /// picture would be two references, so EVD's copy is left out.
-    static let duplicateOfOxford = "graf.png"
-
     /// A detection whose corners are further than this share of the frame diagonal is false.
     static let falseDetectionShare = 0.05
 

@@ -2,22 +2,9 @@ import Foundation
 import Waymark
 
 extension DetectionSuite {
-    /// The 25 references of the active-set measurements: Oxford img1 of the 8 sequences,
-    /// image 1 of 14 EVD pairs, and OpenCV's box, aloeL and left.
-    func activeSetPaths() throws -> [String] {
-        var paths = OxfordAffine.sequences.map { datasets.appendingPathComponent("oxford_affine/\($0)/img1.png").path }
-        paths += try evdNames().map { datasets.appendingPathComponent("evd_extreme_view/1/\($0)").path }
-        paths += ["opencv_samples/box.png", "opencv_samples/aloeL.jpg", "opencv_samples/left.jpg"].map {
-            datasets.appendingPathComponent($0).path
-        }
-        precondition(paths.count == ReferenceLibrary.maxActiveImages, "the active set has 25 references")
-        return paths
-    }
+    func activeSetPaths() throws -> [String] { try ReferenceSets.activeSetPaths(in: datasets) }
 
-    func evdNames() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: datasets.appendingPathComponent("evd_extreme_view/1").path)
-            .filter { $0.hasSuffix(".png") && $0 != Self.duplicateOfOxford }.sorted()
-    }
+    func evdNames() throws -> [String] { try ReferenceSets.evdNames(in: datasets) }
 
     /// 640×480 frames with the index (in `activeSetPaths`) and true homography of the reference
     /// each shows: Oxford img2–img4, EVD image 2, and TUM office frames that show none.

@@ -9,7 +9,8 @@ let usage = """
 
     Suites: detection (parts: oxford, many, following, library, startup); planes (needs `make bench-setup` for
     Open3D; --python defaults to .build/bench-python/bin/python there); relocalization (parts: walkthrough,
-    timing, unknown, strecha; the baseline runs on Debian's python3-opencv). --no-baseline skips the Python
+    timing, unknown, strecha; the baseline runs on Debian's python3-opencv); session (parts: coaching, speed,
+    memory). --no-baseline skips the Python
     baselines, for quick iteration only. Results print as Markdown on standard output, for Benchmarks/RESULTS.md.
     sample-video writes the demo's synthetic video, its references and its ground truth.
     walkthrough writes a synthetic RGB-D walk-through (TUM layout plus truth.json; see Datasets/README.md).
@@ -60,6 +61,11 @@ case "relocalization":
         baseline: arguments.contains("--no-baseline") ? nil : Baseline(python: option("--python") ?? "/usr/bin/python3", script: script),
         scratch: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("waymark-bench-\(getpid())"),
         parts: parts.isEmpty ? RelocalizationSuite.allParts : Set(parts))
+    do { try suite.run() } catch { fail("\(error)", 70) }
+case "session":
+    guard let root = SharedDatasets.root else { fail(SharedDatasets.absentMessage, 66) }
+    let parts = arguments.indices.filter { arguments[$0] == "--part" && $0 + 1 < arguments.count }.map { arguments[$0 + 1] }
+    let suite = SessionSuite(datasets: root, parts: parts.isEmpty ? SessionSuite.allParts : Set(parts))
     do { try suite.run() } catch { fail("\(error)", 70) }
 case "sample-video":
     guard let output = option("--output") else { fail("sample-video needs --output DIR", 64) }

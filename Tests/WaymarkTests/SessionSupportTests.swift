@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+import TestSupport
+import Waymark
+
+/// The capability check: what a configuration needs that an input lacks is said before the run.
+@Suite struct SessionSupportTests {
+    static let camera = Intrinsics(fx: 525, fy: 525, cx: 320, cy: 240)
+
+    @Test func aVideoCannotGiveSurfacesOrResumeAfterInterruptions() {
+        let support = SessionSupport(SessionConfiguration(), input: SessionInput(width: 640, height: 480, hasDepth: false))
+        #expect(!support.isSupported)
+        #expect(support.problems.contains { $0.contains("finding surfaces needs depth") })
+        #expect(support.problems.contains { $0.contains("resuming after an interruption needs depth") })
+        #expect(throws: WaymarkError.self) {
+            _ = try Session(configuration: SessionConfiguration(), input: SessionInput(width: 640, height: 480, hasDepth: false))
+        }
+    }
+
+    @Test func depthNeedsIntrinsics() {
+        let support = SessionSupport(SessionConfiguration(), input: SessionInput(width: 640, height: 480, hasDepth: true))
+        #expect(support.problems == ["depth images need the camera's intrinsics (fx, fy, cx, cy) to become points"])
+    }
+
+    @Test func theGoalMustBeReachable() {
+        var configuration = SessionConfiguration()
+        configuration.surfaces = .horizontal
+        configuration.coaching.goal = .verticalSurface
+        let input = SessionInput(width: 640, height: 480, hasDepth: true, intrinsics: Self.camera)
+        #expect(SessionSupport(configuration, input: input).problems
+            == ["the coaching goal 'vertical_surface' needs that kind of surface to be looked for"])
+        configuration.coaching.goal = .image
+        #expect(SessionSupport(configuration, input: input).problems == ["the coaching goal 'image' needs reference images"])
+        configuration.coaching.goal = .horizontalSurface
+        #expect(SessionSupport(configuration, input: input).isSupported)
+    }
+
+    @Test func intrinsicsOutsideTheFrameAreRefused() {
+        let input = SessionInput(width: 300, height: 200, hasDepth: true, intrinsics: Self.camera)
+        #expect(SessionSupport(SessionConfiguration(), input: input).problems
+            == ["the intrinsics' centre (320.0, 240.0) lies outside the 300×200 frames"])
+    }
+
+    @Test func referencesWithASizeButNoIntrinsicsAreANoteNotAProblem() throws {
+        let texture = syntheticTexture(width: 320, height: 240, seed: 4)
+        var configuration = SessionConfiguration()
+        configuration.references = [try ReferenceImage(entry: ReferenceEntry(name: "poster", path: "", physicalWidth: 0.5), image: texture)]
+        configuration.surfaces = []
+        configuration.relocalization = false
+        configuration.coaching.goal = .image
+        let support = SessionSupport(configuration, input: SessionInput(width: 640, height: 480, hasDepth: false))
+        #expect(support.isSupported)
+        #expect(support.notes == ["reference images get no pose without the camera's intrinsics"])
+    }
+}
