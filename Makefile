@@ -2,7 +2,7 @@
 # machine with the Swift toolchain: they install what is missing first.
 SWIFT ?= $(shell command -v swift || echo /opt/swift/usr/bin/swift)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEBIAN_PACKAGES := libopencv-dev libopencv-contrib-dev libeigen3-dev pkg-config opencv-doc python3-opencv
+DEBIAN_PACKAGES := libopencv-dev libopencv-contrib-dev libeigen3-dev pkg-config opencv-doc python3-opencv fonts-noto-cjk
 BENCH_PACKAGES := python3-venv
 # Open3D for the planes baseline, in a virtual environment that also sees Debian's OpenCV.
 BENCH_PYTHON := .build/bench-python

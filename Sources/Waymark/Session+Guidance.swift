@@ -2,11 +2,11 @@ import Foundation
 
 /// The signals coaching decides from, measured on each frame.
 extension Session {
-    func signals(_ frame: SessionFrame, gray: Image, tracking: TrackingUpdate?, detections: [ImageDetection])
-        -> GuidanceSignals
+    func signals(_ frame: SessionFrame, measured: FrameMeasurement, tracking: TrackingUpdate?,
+                 detections: [ImageDetection]) -> GuidanceSignals
     {
         let seen = detections.filter { $0.state != .lost }
-        let measured = meter.measure(gray, regions: seen.map { Self.boundingBox($0.corners) })
+        let regionSharpness = meter.sharpness(in: seen.map { Self.boundingBox($0.corners) })
         let elapsed = lastTimestamp.map { frame.timestamp - $0 }
         // Motion is measured only between consecutive frames, not across a gap.
         let step = elapsed.flatMap { $0 > 0 && $0 <= configuration.tracking.gap ? $0 : nil }
@@ -24,7 +24,7 @@ extension Session {
         let surfaces = planes.anchors.map(\.surface.alignment)
         signals.horizontalSurfaces = surfaces.filter { $0 == .horizontalUp || $0 == .horizontalDown }.count
         signals.verticalSurfaces = surfaces.filter { $0 == .vertical }.count
-        signals.images = zip(seen, measured.regionSharpness).map { detection, sharpness in
+        signals.images = zip(seen, regionSharpness).map { detection, sharpness in
             let sharpest = max(sharpestSeen[detection.name] ?? 0, sharpness)
             sharpestSeen[detection.name] = sharpest
             return ImageInView(

@@ -107,50 +107,108 @@ public final class Session {
         return (events, handle(events))
     }
 
+    /// Runs on two threads (OpenCV's own loops aside): see the steps below.
     public func process(_ frame: SessionFrame) -> FrameResult {
         precondition(frame.image.width == input.width && frame.image.height == input.height,
                      "frames must be \(input.width)×\(input.height), as the session's input said")
         let gray = frame.image.gray()
-        let detections = imageTracker?.process(frame.image, intrinsics: input.intrinsics) ?? []
-        let update = tracker.map { tracker in
-            track(tracker, TrackingFrame(timestamp: frame.timestamp, gray: gray, depth: frame.depth?.metres,
-                                         recordedPose: frame.recordedPose), detections: detections)
+        let trackingFrame = TrackingFrame(timestamp: frame.timestamp, gray: gray, depth: frame.depth?.metres,
+                                          recordedPose: frame.recordedPose)
+        // Two steps on two threads. First the frame's features beside the odometry; the
+        // signals and the surfaces (seen from the pose tracking expects) go with whichever is
+        // lighter. Then image detection with those features, beside tracking and anchoring.
+        let odometry = tracker?.usesOdometry(trackingFrame) ?? false
+        let (first, second) = runConcurrently(
+            { (self.sharedFeatures(gray), odometry ? self.meter.measure(gray) : nil) },
+            { () -> (TrackingStep?, FrameMeasurement?, DetectedSurfaces?) in
+                guard let tracker = self.tracker else { return (nil, self.meter.measure(gray), nil) }
+                let motion = tracker.measureMotion(trackingFrame)
+                if odometry { return (motion, nil, nil) }
+                let expected = tracker.expectedPose(for: trackingFrame, motion: motion)
+                return (motion, self.meter.measure(gray), self.detectSurfaces(frame.depth, seenFrom: expected))
+            })
+        let (features, motion, measured) = (first.0, second.0, first.1 ?? second.1!)
+        let (detections, tracked) = runConcurrently(
+            { self.imageTracker?.process(gray, features: features.forImages, intrinsics: self.input.intrinsics) ?? [] },
+            { () -> (update: TrackingUpdate?, anchorEvents: [AnchorEvent], surfaces: Surfaces) in
+                // Both are there whenever the tracker is.
+                let update = self.tracker?.track(trackingFrame, features: features.forTracking!, motion: motion!)
+                // Anchors are hidden, restored or removed as they were before this frame's surfaces join them.
+                let events = update.map { self.handle($0.events) } ?? []
+                return (update, events, self.anchorSurfaces(second.2, depth: frame.depth, cameraToWorld: update?.cameraToWorld))
+            })
+        var (update, anchorEvents) = (tracked.update, tracked.anchorEvents)
+        if let tracker, let lost = update, lost.cameraToWorld == nil, tracker.isRelocalizing {
+            let adopted = relocalize(tracker, trackingFrame, on: detections, replacing: lost)
+            anchorEvents += handle(Array(adopted.events.dropFirst(lost.events.count)))
+            update = adopted
         }
-        var anchorEvents = update.map { handle($0.events) } ?? []
         if let pose = update?.cameraToWorld, update?.state == .normal {
             anchorEvents += anchorImages(detections, cameraToWorld: pose)
         }
-        var found: [DetectedPlane] = []
-        var anchorIDs: [Int?] = []
-        var planeEvents: [PlaneEvent] = []
-        if let planeDetector, let depth = frame.depth, let intrinsics = input.intrinsics {
-            let pose = update?.cameraToWorld
-            var detection = planeDetector.detect(
-                in: depth, intrinsics: intrinsics,
-                down: pose.map { $0.applyInverseRotation(planes.options.down) } ?? SIMD3(0, 1, 0))
-            detection.planes.removeAll { !configuration.surfaces.includes($0.alignment) }
-            found = detection.planes
-            anchorIDs = [Int?](repeating: nil, count: found.count)
-            if let pose {
-                let integrated = planes.integrate(detection, cameraToWorld: pose)
-                anchorIDs = integrated.anchorIDs
-                planeEvents = integrated.events
-            }
-        }
-        let signals = self.signals(frame, gray: gray, tracking: update, detections: detections)
+        let signals = self.signals(frame, measured: measured, tracking: update, detections: detections)
         let coaching = coach.update(signals)
         lastPose = update?.cameraToWorld
         lastTimestamp = frame.timestamp
-        return FrameResult(timestamp: frame.timestamp, tracking: update, detections: detections, planes: found,
-                           planeAnchorIDs: anchorIDs, planeEvents: planeEvents, anchorEvents: anchorEvents,
+        return FrameResult(timestamp: frame.timestamp, tracking: update, detections: detections,
+                           planes: tracked.surfaces.found, planeAnchorIDs: tracked.surfaces.anchorIDs,
+                           planeEvents: tracked.surfaces.events, anchorEvents: anchorEvents,
                            signals: signals, coaching: coaching)
     }
 
-    /// Tracks the camera; while relocalizing, a detected reference image whose world pose an
-    /// anchor holds is another way back.
-    private func track(_ tracker: WorldTracker, _ frame: TrackingFrame, detections: [ImageDetection]) -> TrackingUpdate {
-        let update = tracker.track(frame)
-        guard update.cameraToWorld == nil, tracker.isRelocalizing else { return update }
+    /// The frame's features for tracking (nil without a tracker), detected once and shared with
+    /// image detection when both ask for the same features (the defaults do); else image
+    /// detection finds its own (nil for images).
+    private func sharedFeatures(_ gray: Image) -> (forImages: FeatureSet?, forTracking: FeatureSet?) {
+        guard let tracker else { return (nil, nil) }
+        let trackerOptions = tracker.options.relocalization.features
+        guard let imageTracker,
+            imageTracker.detector.frameFeatureOptions(width: gray.width, height: gray.height) == trackerOptions
+        else { return (nil, FeatureSet(detectingIn: gray, options: trackerOptions)) }
+        let features = FeatureSet(detectingIn: gray, options: trackerOptions)
+        return (features, features)
+    }
+
+    private struct Surfaces {
+        var found: [DetectedPlane] = []
+        var anchorIDs: [Int?] = []
+        var events: [PlaneEvent] = []
+    }
+
+    private typealias TrackingStep = WorldTracker.Motion
+    /// A frame's surfaces and the pose whose gravity they were classified by.
+    private typealias DetectedSurfaces = (detection: PlaneDetection, seenFrom: RigidTransform?)
+
+    /// This frame's surfaces of the configured kinds, gravity taken from `pose` (the camera's
+    /// +y without one); nil without depth or plane detection.
+    private func detectSurfaces(_ depth: DepthImage?, seenFrom pose: RigidTransform?) -> DetectedSurfaces? {
+        guard let planeDetector, let depth, let intrinsics = input.intrinsics else { return nil }
+        var detection = planeDetector.detect(
+            in: depth, intrinsics: intrinsics,
+            down: pose.map { $0.applyInverseRotation(planes.options.down) } ?? SIMD3(0, 1, 0))
+        detection.planes.removeAll { !configuration.surfaces.includes($0.alignment) }
+        return (detection, pose)
+    }
+
+    /// Joins the surfaces to the world's at the frame's pose; detected first when they were not
+    /// yet, or again when that pose is not the one they were seen from (a relocalization).
+    private func anchorSurfaces(_ detected: DetectedSurfaces?, depth: DepthImage?, cameraToWorld pose: RigidTransform?)
+        -> Surfaces
+    {
+        let stale = detected.map { pose != nil && pose != $0.seenFrom } ?? true
+        guard let (detection, _) = stale ? detectSurfaces(depth, seenFrom: pose) : detected else { return Surfaces() }
+        guard let pose else {
+            return Surfaces(found: detection.planes, anchorIDs: [Int?](repeating: nil, count: detection.planes.count))
+        }
+        let integrated = planes.integrate(detection, cameraToWorld: pose)
+        return Surfaces(found: detection.planes, anchorIDs: integrated.anchorIDs, events: integrated.events)
+    }
+
+    /// While relocalizing, a detected reference image whose world pose an anchor holds is
+    /// another way back.
+    private func relocalize(_ tracker: WorldTracker, _ frame: TrackingFrame, on detections: [ImageDetection],
+                            replacing update: TrackingUpdate) -> TrackingUpdate
+    {
         for detection in detections where Self.isPlaceable(detection) {
             guard let anchor = imageAnchor(named: detection.name),
                 let adopted = tracker.adopt(anchor.transform * detection.pose!.inverse, for: frame, anchor: anchor.id,

@@ -69,7 +69,10 @@ public struct Coach: Sendable {
             if let current = shown {
                 let gone = now - shownLastPresent >= options.clearAfter
                 let outranked = ready.map { Self.rank[$0.code]! < Self.rank[current.code]! } ?? false
-                if gone || outranked { show(ready, at: now) }
+                // A gone message waits for a newer trouble's onset rather than clear first and
+                // then change again: one change, not two.
+                let newerPending = ready == nil && conditions.contains { $0 != Condition(code: current.code, object: current.object) }
+                if outranked || (gone && !newerPending) { show(ready, at: now) }
             } else if ready != nil {
                 show(ready, at: now)
             }

@@ -64,14 +64,24 @@ public final class ImageDetector {
         index = DescriptorIndex(sets: references.map(\.features), seed: options.seed)
     }
 
-    /// Every active reference visible in `frame` (gray or colour), best first.
-    /// `skipping` names references the caller already follows.
-    public func detect(in frame: Image, intrinsics: Intrinsics? = nil, skipping: Set<Int> = []) -> [ImageDetection] {
-        let gray = frame.gray()
+    /// The features searched for in a `width`×`height` frame: `options.frameFeatures`, their
+    /// number scaled with the frame's area.
+    public func frameFeatureOptions(width: Int, height: Int) -> FeatureOptions {
         var featureOptions = options.frameFeatures
-        let area = Double(gray.width * gray.height) / (640 * 480)
+        let area = Double(width * height) / (640 * 480)
         featureOptions.maxFeatures = max(250, Int((Double(featureOptions.maxFeatures) * area).rounded()))
-        let features = FeatureSet(detectingIn: gray, options: featureOptions)
+        return featureOptions
+    }
+
+    /// Every active reference visible in `frame` (gray or colour), best first.
+    /// `skipping` names references the caller already follows. `features`, when given, are the
+    /// frame's own, detected with `frameFeatureOptions` (shared with another consumer).
+    public func detect(in frame: Image, features: FeatureSet? = nil, intrinsics: Intrinsics? = nil, skipping: Set<Int> = [])
+        -> [ImageDetection]
+    {
+        let gray = frame.gray()
+        let features = features
+            ?? FeatureSet(detectingIn: gray, options: frameFeatureOptions(width: gray.width, height: gray.height))
         let locations = features.keypoints.map(\.location)
         var enabled: [Bool]?
         if let retrieval, case .retrieval(let limit) = options.selection {

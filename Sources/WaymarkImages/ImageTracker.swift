@@ -34,8 +34,9 @@ public final class ImageTracker {
         detector = ImageDetector(references: references, options: options.detector)
     }
 
-    /// The references in this frame: detected, tracked, or (once) lost.
-    public func process(_ frame: Image, intrinsics: Intrinsics? = nil) -> [ImageDetection] {
+    /// The references in this frame: detected, tracked, or (once) lost. `features`: the
+    /// frame's, if already detected with `detector.frameFeatureOptions`.
+    public func process(_ frame: Image, features: FeatureSet? = nil, intrinsics: Intrinsics? = nil) -> [ImageDetection] {
         let gray = frame.gray()
         var results: [ImageDetection] = []
         for (r, state) in followed.sorted(by: { $0.key < $1.key }) {
@@ -56,7 +57,7 @@ public final class ImageTracker {
         let searchDue = followed.isEmpty || framesSinceSearch + 1 >= options.searchInterval
         if searchDue && followed.count < detector.references.count {
             framesSinceSearch = 0
-            for found in detector.detect(in: gray, intrinsics: intrinsics, skipping: Set(followed.keys)) {
+            for found in detector.detect(in: gray, features: features, intrinsics: intrinsics, skipping: Set(followed.keys)) {
                 results.append(found)
                 followed[found.reference] = Followed(last: found, previous: nil)
             }

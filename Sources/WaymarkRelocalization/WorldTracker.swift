@@ -111,13 +111,69 @@ public final class WorldTracker {
         return [.reset]
     }
 
+    /// The odometry's step for a frame, measured apart from its features (see `track(_:features:motion:)`).
+    public enum Motion {
+        /// This frame does not use the odometry (recorded pose, no depth, relocalizing, a gap).
+        case unused
+        /// The odometry's first frame.
+        case started
+        case moved(RigidTransform)
+        case failed
+    }
+
+    /// Tracks one frame: its features and its odometry step run at the same time.
     public func track(_ frame: TrackingFrame) -> TrackingUpdate {
+        let (features, motion) = runConcurrently(
+            { FeatureSet(detectingIn: frame.gray, options: self.options.relocalization.features) },
+            { self.measureMotion(frame) })
+        return track(frame, features: features, motion: motion)
+    }
+
+    /// The first half of tracking a frame, which needs no features: the odometry's motion since
+    /// the previous frame, when this frame will use it. Call `track(_:features:motion:)` next.
+    public func measureMotion(_ frame: TrackingFrame) -> Motion {
+        guard usesOdometry(frame), let depth = frame.depth else { return .unused }
+        let starting = odometry == nil
+        let motion = trackOdometry(frame.gray, depth)
+        return starting ? .started : motion.map(Motion.moved) ?? .failed
+    }
+
+    /// Whether `measureMotion` runs the odometry on this frame (the costliest step of tracking).
+    public func usesOdometry(_ frame: TrackingFrame) -> Bool {
+        frame.recordedPose == nil && frame.depth != nil && !isRelocalizing && !startsGap(frame)
+    }
+
+    private func startsGap(_ frame: TrackingFrame) -> Bool {
+        guard let last = lastTimestamp else { return false }
+        return frame.timestamp - last > options.gap && !isRelocalizing && lastPose != nil
+    }
+
+    /// The pose `track(_:features:motion:)` will give `frame` when it follows on from the last
+    /// frame; nil when it will not (relocalizing, a gap, no pose source). Work that needs the
+    /// pose can start with it before the frame's features are ready.
+    public func expectedPose(for frame: TrackingFrame, motion: Motion) -> RigidTransform? {
+        guard !isRelocalizing, !startsGap(frame) else { return nil }
+        return continuedPose(frame, motion: motion)
+    }
+
+    /// The pose when the frame follows on: recorded, or the last moved by the odometry (kept
+    /// when the odometry fails on it; the identity when there is no last pose).
+    private func continuedPose(_ frame: TrackingFrame, motion: Motion) -> RigidTransform? {
+        if let recorded = frame.recordedPose { return recordedToWorld * recorded }
+        guard frame.depth != nil else { return nil }
+        switch motion {
+        case .moved(let step): return lastPose.map { $0 * step.inverse }
+        case .failed: return lastPose
+        case .started, .unused: return lastPose ?? .identity
+        }
+    }
+
+    /// The second half: `features` detected with `options.relocalization.features`, and the
+    /// frame's `measureMotion`.
+    public func track(_ frame: TrackingFrame, features: FeatureSet, motion: Motion) -> TrackingUpdate {
         var events: [TrackingEvent] = []
         defer { lastTimestamp = frame.timestamp }
-        if let last = lastTimestamp, frame.timestamp - last > options.gap, !isRelocalizing, lastPose != nil {
-            events += interrupt(.gap)
-        }
-        let features = FeatureSet(detectingIn: frame.gray, options: options.relocalization.features)
+        if startsGap(frame) { events += interrupt(.gap) }
         if isRelocalizing {
             if let timeout = options.relocalizationTimeout, let since = relocalizingSince, frame.timestamp - since > timeout {
                 events += cancelRelocalization()
@@ -125,7 +181,7 @@ public final class WorldTracker {
                 return relocalize(frame, features: features, events: events)
             }
         }
-        return follow(frame, features: features, events: events)
+        return follow(frame, features: features, motion: motion, events: events)
     }
 
     private func interrupt(_ cause: TrackingEvent.Cause) -> [TrackingEvent] {
@@ -204,25 +260,25 @@ public final class WorldTracker {
         return odometry!.track(gray: halfGray, depth: halfDepth)
     }
 
-    private func follow(_ frame: TrackingFrame, features: FeatureSet, events: [TrackingEvent]) -> TrackingUpdate {
+    private func follow(_ frame: TrackingFrame, features: FeatureSet, motion: Motion, events: [TrackingEvent])
+        -> TrackingUpdate
+    {
         var events = events
-        var pose: RigidTransform?
         var odometryFailed = false
-        if let recorded = frame.recordedPose {
-            pose = recordedToWorld * recorded
-        } else if let depth = frame.depth {
-            let starting = odometry == nil
-            let motion = trackOdometry(frame.gray, depth)
-            if starting {
-                pose = lastPose ?? .identity
-            } else if let motion {
+        if frame.recordedPose == nil, frame.depth != nil {
+            switch motion {
+            case .unused:
+                // Unused, yet following: the world was reset on this frame (a gap before any
+                // keyframe, or a relocalization given up), so the odometry starts here.
+                odometry = nil
+                _ = measureMotion(frame)
+            case .started:
+                break
+            case .moved:
                 odometryFailures = 0
-                pose = lastPose.map { $0 * motion.inverse }
-            } else {
+            case .failed:
                 odometryFailures += 1
                 odometryFailed = true
-                // Keeps the last pose; the next frame is tracked from this one.
-                pose = lastPose
                 if odometryFailures >= options.lostAfterFailures {
                     events += interrupt(.trackingLost)
                     return TrackingUpdate(state: isRelocalizing ? .limited(.relocalizing) : .notAvailable, mapping: .limited,
@@ -230,7 +286,7 @@ public final class WorldTracker {
                 }
             }
         }
-        guard let pose else {
+        guard let pose = continuedPose(frame, motion: motion) else {
             return TrackingUpdate(state: .notAvailable, mapping: map.keyframes.isEmpty ? .notAvailable : .limited,
                                   cameraToWorld: nil, events: events, relocalization: nil, featureCount: features.count)
         }

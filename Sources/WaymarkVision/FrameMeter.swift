@@ -13,8 +13,6 @@ public struct FrameMeasurement: Sendable, Equatable {
     /// The view's shift since the previous frame, full-frame pixels; nil on the first frame or
     /// when the phase correlation's peak is too weak to trust.
     public var motion: SIMD2<Double>?
-    /// Sharpness inside each requested region, in order.
-    public var regionSharpness: [Double]
 }
 
 /// Measures light, sharpness, detail and view motion on every frame, cheaply (a half-size copy;
@@ -32,20 +30,22 @@ public final class FrameMeter {
 
     deinit { cs_frame_meter_destroy(handle) }
 
-    /// `regions`: rectangles (x, y, width, height, full-frame pixels) to measure sharpness in.
-    public func measure(_ image: Image, regions: [SIMD4<Double>] = []) -> FrameMeasurement {
+    public func measure(_ image: Image) -> FrameMeasurement {
         var signals = cs_frame_signals()
-        let rects = regions.map { cs_rect(x: $0.x, y: $0.y, width: $0.z, height: $0.w) }
-        var sharpness = [Double](repeating: 0, count: rects.count)
-        checkInvariant { error in
-            sharpness.withUnsafeMutableBufferPointer { out in
-                cs_frame_meter_measure(handle, image.handle, rects, rects.count, &signals, out.baseAddress, error)
-            }
-        }
+        checkInvariant { cs_frame_meter_measure(handle, image.handle, &signals, $0) }
         let trusted = signals.has_motion != 0 && signals.motion_response >= Self.minimumMotionResponse
         return FrameMeasurement(
             brightness: signals.brightness, sharpness: signals.sharpness, cornerCount: Int(signals.corner_count),
-            cornerSpread: signals.corner_spread, motion: trusted ? SIMD2(signals.motion_x, signals.motion_y) : nil,
-            regionSharpness: sharpness)
+            cornerSpread: signals.corner_spread, motion: trusted ? SIMD2(signals.motion_x, signals.motion_y) : nil)
+    }
+
+    /// The last measured frame's sharpness inside each rectangle (x, y, width, height, full-frame
+    /// pixels), as `FrameMeasurement.sharpness` is for the whole frame.
+    public func sharpness(in regions: [SIMD4<Double>]) -> [Double] {
+        let rects = regions.map { cs_rect(x: $0.x, y: $0.y, width: $0.z, height: $0.w) }
+        return [Double](unsafeUninitializedCapacity: rects.count) { buffer, n in
+            checkInvariant { cs_frame_meter_region_sharpness(handle, rects, rects.count, buffer.baseAddress, $0) }
+            n = rects.count
+        }
     }
 }

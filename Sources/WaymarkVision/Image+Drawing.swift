@@ -28,4 +28,10 @@ extension Image {
         precondition(channels == 3, "drawing needs a colour image")
         checkInvariant { cs_draw_text(handle, text, Float(origin.x), Float(origin.y), scale, color.raw, $0) }
     }
+
+    /// Fills a rectangle blended with what is under it (`opacity` 1 covers it).
+    public func fillRectangle(x: Int, y: Int, width: Int, height: Int, color: Color, opacity: Double) {
+        precondition(channels == 3, "drawing needs a colour image")
+        checkInvariant { cs_draw_filled_rect(handle, Int32(x), Int32(y), Int32(width), Int32(height), color.raw, opacity, $0) }
+    }
 }

@@ -6,7 +6,7 @@ enum ProcessCommand: Command {
     static let help = """
         Usage: waymark process VIDEO --references MANIFEST|FOLDER [--group G]... [--auto-select]
                                [--output FILE] [--annotate VIDEO] [--intrinsics fx,fy,cx,cy] [--quiet]
-               waymark process SEQUENCE [--references MANIFEST|FOLDER] [--intrinsics fx,fy,cx,cy]
+               waymark process SEQUENCE [--references MANIFEST|FOLDER] [--intrinsics fx,fy,cx,cy] [--annotate VIDEO]
                                [--depth-scale S] [--gravity x,y,z] [--fps N] [--trajectory FILE]
                                [--interrupt START:COUNT]... [--place NAME:FRAME:X,Y]... [--save-map FILE]
                                [--load-map FILE]
@@ -37,7 +37,9 @@ enum ProcessCommand: Command {
           --auto-select       search a library of any size: per frame, a fast retrieval step picks
                               the 25 most likely references and only those are searched
           --output FILE       write the records here instead of standard output
-          --annotate VIDEO    also write the video with outlines and names drawn on it (.mp4, .avi)
+          --annotate VIDEO    also write the video as a person would see it in an app (.mp4, .avi):
+                              image outlines and names, surfaces, the surface indicator, the
+                              tracking state and the coaching message (needs fonts-noto-cjk)
           --intrinsics LIST   fx,fy,cx,cy in pixels, to report each image's pose (and, for a
                               SEQUENCE without intrinsics.txt, to turn depth into points)
           --depth-scale S     SEQUENCE: metres per depth unit (default 0.0002 for TUM, else 0.001)
@@ -83,17 +85,19 @@ enum ProcessCommand: Command {
         let video = try VideoReader(path: input)
         let output = try arguments.value("--output")
         let sink = try RecordSink(path: output)
+        let coaching = try arguments.coaching(defaultGoal: .image)
         let annotation = try arguments.value("--annotate").map { (path: String) throws(WaymarkError) in
-            try VideoWriter(
+            try SessionAnnotation(
                 path: path, width: video.width, height: video.height,
-                framesPerSecond: video.framesPerSecond > 0 ? video.framesPerSecond : 30)
+                framesPerSecond: video.framesPerSecond > 0 ? video.framesPerSecond : 30, language: coaching.language,
+                intrinsics: intrinsics)
         }
         var configuration = SessionConfiguration()
         configuration.references = references
         configuration.imageTracking.detector = loaded.options
         configuration.surfaces = []
         configuration.relocalization = false
-        configuration.coaching = try arguments.coaching(defaultGoal: .image)
+        configuration.coaching = coaching
         let session = try Session(configuration: configuration, input: SessionInput(
             width: video.width, height: video.height, hasDepth: false, intrinsics: intrinsics))
         if !quiet { for note in session.support.notes { Console.warning(note) } }
@@ -122,10 +126,7 @@ enum ProcessCommand: Command {
                     ("type", .string("frame")), ("index", .int(index)), ("timestamp", .number(timestamp)),
                     ("detections", .array(found.map { $0.record(includeState: true) })),
                 ] + SessionRecords.coaching(result.coaching)))
-            if let annotation {
-                draw(found, on: frame)
-                try annotation.write(frame)
-            }
+            try annotation?.write(result, on: frame, planes: session.planes)
             index += 1
             progress.update(frames: index)
         }
@@ -180,15 +181,5 @@ enum ProcessCommand: Command {
             ("autoSelect", .bool(arguments.flag("--auto-select"))),
             ("coaching", coachingHeader(coaching)),
         ])
-    }
-
-    private static func draw(_ detections: [ImageDetection], on frame: Image) {
-        for detection in detections where detection.state != .lost {
-            let color = detection.state == .detected
-                ? Color(red: 255, green: 200, blue: 0) : Color(red: 40, green: 220, blue: 90)
-            frame.drawPolygon(detection.corners, color: color, thickness: 3)
-            let top = detection.corners.min { $0.y < $1.y }!
-            frame.drawText(detection.name, at: Point2(top.x, max(18, top.y - 8)), color: color)
-        }
     }
 }

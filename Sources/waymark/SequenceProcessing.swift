@@ -16,6 +16,11 @@ enum SequenceProcessing {
         let session = try makeSession(arguments, sequence: sequence, intrinsics: intrinsics, poses: recorded.source,
                                       loaded: loaded, objectToPlace: placements.first?.name)
         let savePath = try arguments.value("--save-map")
+        let annotation = try arguments.value("--annotate").map { (path: String) throws(WaymarkError) in
+            try SessionAnnotation(path: path, width: session.input.width, height: session.input.height,
+                                  framesPerSecond: framesPerSecond(of: sequence),
+                                  language: session.configuration.coaching.language, intrinsics: intrinsics)
+        }
         let trajectoryPath = try arguments.value("--trajectory")
         var trajectory = Trajectory(samples: [])
         let output = try arguments.value("--output")
@@ -46,7 +51,7 @@ enum SequenceProcessing {
                 ("type", .string("frame")), ("index", .int(index)), ("timestamp", .number(frame.timestamp)),
             ]
             do throws(WaymarkError) {
-                let images = try loadFrame(frame, scale: scale, keepingColor: loaded != nil)
+                let images = try loadFrame(frame, scale: scale, keepingColor: loaded != nil || annotation != nil)
                 guard images.depth.width == session.input.width, images.depth.height == session.input.height else {
                     throw WaymarkError(.badData, "\(frame.depthPath) is \(images.depth.width)×\(images.depth.height), but the sequence's first frame is \(session.input.width)×\(session.input.height)")
                 }
@@ -69,6 +74,11 @@ enum SequenceProcessing {
                     record.append(("placed", SessionRecords.anchor(added, event: "added")))
                 }
                 if loaded != nil { record.append(("detections", .array(result.detections.map { $0.record(includeState: true) }))) }
+                if let annotation {
+                    let canvas = images.color ?? Image(width: images.gray.width, height: images.gray.height, channels: 3,
+                                                       pixels: images.gray.pixels.flatMap { [$0, $0, $0] })
+                    try annotation.write(result, on: canvas, planes: session.planes)
+                }
             } catch {
                 failures += 1
                 if firstFailure == nil { firstFailure = error }
@@ -78,6 +88,7 @@ enum SequenceProcessing {
             try sink.write(.object(record))
         }
         progress.finish()
+        try annotation?.finish()
         try session.saveMap(to: savePath)
         try sink.write(.object([
             ("type", .string("summary")), ("frames", .int(sequence.frames.count)), ("framesDropped", .int(dropped.count)),
@@ -149,6 +160,13 @@ enum SequenceProcessing {
         return try Session(configuration: configuration, input: SessionInput(
             width: size.width, height: size.height, hasDepth: true, hasRecordedPoses: poses != .odometry,
             intrinsics: intrinsics))
+    }
+
+    /// Frames per second of a recording: from its median frame interval (gaps aside).
+    static func framesPerSecond(of sequence: RGBDSequence) -> Double {
+        let steps = zip(sequence.frames, sequence.frames.dropFirst()).map { $1.timestamp - $0.timestamp }.filter { $0 > 0 }.sorted()
+        guard !steps.isEmpty else { return 30 }
+        return 1 / steps[steps.count / 2]
     }
 
     /// The frame size of a sequence: its first depth image's.

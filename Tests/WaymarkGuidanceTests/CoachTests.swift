@@ -61,6 +61,19 @@ import WaymarkGuidance
         }
     }
 
+    /// Darkness gives way to a plain wall at once: the message changes once, straight from one
+    /// to the other, as soon as the wall's onset has passed.
+    @Test func aNewTroubleReplacesAFinishedOneInOneChange() {
+        var coach = Coach(options: CoachingOptions(goal: .tracking, language: .english))
+        let frames = Self.run(&coach, seconds: 8) { t, s in
+            if t >= 1, t < 3 { s.brightness = 10 }
+            if t >= 3, t < 6 { s.featureCount = 20 }
+        }
+        let changes = Self.changes(frames)
+        #expect(changes.map(\.code) == [.lowLight, .insufficientFeatures, nil])
+        #expect(abs(changes[1].time - 3.5) < 0.05, "the wall's message at \(changes[1].time) s")
+    }
+
     @Test func theMoreUrgentTroubleWins() {
         var coach = Coach(options: CoachingOptions(goal: .tracking, language: .english))
         let frames = Self.run(&coach, seconds: 4) { t, s in

@@ -42,6 +42,7 @@ struct SessionSuite {
     static let fillingShare = 0.75
 
     func run() throws {
+        if ProcessInfo.processInfo.environment["CVT"] != nil { setOpenCVThreadCount(nil) }
         guard let folder = Walkthrough.installedPosterFolder() else { throw BenchError("the walk-through needs opencv-doc") }
         let walk = try Walkthrough(posterFolder: folder, width: 640, height: 480, framesPerSecond: 30, script: .coaching)
         let references = try self.references(walk)

@@ -117,12 +117,12 @@ typedef struct cs_rect {
 
 cs_status cs_frame_meter_create(cs_frame_meter **out, cs_error *error);
 void cs_frame_meter_destroy(cs_frame_meter *meter);
-/* Measures a gray or BGR frame; the meter keeps a small copy for the next frame's motion.
-   region_sharpness[k] (caller-owned, region_count entries) gets the Laplacian variance inside
-   regions[k], clipped to the frame (0 when nothing is left). */
-cs_status cs_frame_meter_measure(cs_frame_meter *meter, const cs_image *image, const cs_rect *regions,
-                                 size_t region_count, cs_frame_signals *out, double *region_sharpness,
-                                 cs_error *error);
+/* Measures a gray or BGR frame; the meter keeps a small copy for the next frame's motion. */
+cs_status cs_frame_meter_measure(cs_frame_meter *meter, const cs_image *image, cs_frame_signals *out, cs_error *error);
+/* The last measured frame's sharpness inside each of `count` regions (full-frame pixels),
+   clipped to the frame (0 when nothing is left), into out[count]. */
+cs_status cs_frame_meter_region_sharpness(const cs_frame_meter *meter, const cs_rect *regions, size_t count, double *out,
+                                          cs_error *error);
 
 /* ---- Rigid alignment (Eigen's Umeyama): target ≈ scale · R · source + t, least squares. ---- */
 
@@ -355,6 +355,23 @@ cs_status cs_draw_polygon(cs_image *image, const float *points, size_t count, cs
                           int32_t thickness, cs_error *error);
 cs_status cs_draw_text(cs_image *image, const char *text, float x, float y, double scale, cs_color color,
                        cs_error *error);
+/* Fills a rectangle, blended: out = alpha * color + (1 - alpha) * image. */
+cs_status cs_draw_filled_rect(cs_image *image, int32_t x, int32_t y, int32_t width, int32_t height, cs_color color,
+                              double alpha, cs_error *error);
+
+/* Text in any script through OpenCV's freetype module (loaded on first use, as the video
+   modules are) and a TrueType or OpenType font file; `face` picks a face of a collection
+   (.ttc). CS_NOT_FOUND when the file does not exist. */
+typedef struct cs_text_renderer cs_text_renderer;
+cs_status cs_text_renderer_create(const char *font_path, int32_t face, cs_text_renderer **out, cs_error *error);
+void cs_text_renderer_destroy(cs_text_renderer *renderer);
+/* Width and height in pixels of UTF-8 `text` drawn `height` pixels tall. */
+cs_status cs_text_renderer_measure(cs_text_renderer *renderer, const char *text, int32_t height, int32_t *out_width,
+                                   int32_t *out_height, cs_error *error);
+/* Draws UTF-8 `text`, `height` pixels tall, its box's top-left corner at (x, y). */
+cs_status cs_text_renderer_draw(cs_text_renderer *renderer, cs_image *image, const char *text, int32_t x, int32_t y,
+                                int32_t height, cs_color color, cs_error *error);
+
 
 #ifdef __cplusplus
 }

@@ -36,4 +36,17 @@ cs_status cs_draw_text(cs_image *image, const char *text, float x, float y, doub
     });
 }
 
+cs_status cs_draw_filled_rect(cs_image *image, int32_t x, int32_t y, int32_t width, int32_t height, cs_color color,
+                              double alpha, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(image && image->mat.type() == CV_8UC3, "cs_draw_filled_rect: needs a BGR image");
+        cs::require(alpha >= 0 && alpha <= 1, "cs_draw_filled_rect: alpha must be in 0...1");
+        const cv::Rect box = cv::Rect(x, y, width, height) & cv::Rect(0, 0, image->mat.cols, image->mat.rows);
+        if (box.area() == 0) return;
+        cv::Mat region = image->mat(box);
+        cv::Mat fill(region.size(), region.type(), cv::Scalar(color.blue, color.green, color.red));
+        cv::addWeighted(fill, alpha, region, 1 - alpha, 0, region);
+    });
+}
+
 } // extern "C"

@@ -37,14 +37,10 @@ cs_status cs_frame_meter_create(cs_frame_meter **out, cs_error *error) {
 
 void cs_frame_meter_destroy(cs_frame_meter *meter) { delete meter; }
 
-cs_status cs_frame_meter_measure(cs_frame_meter *meter, const cs_image *image, const cs_rect *regions,
-                                 size_t region_count, cs_frame_signals *out, double *region_sharpness,
-                                 cs_error *error) {
+cs_status cs_frame_meter_measure(cs_frame_meter *meter, const cs_image *image, cs_frame_signals *out, cs_error *error) {
     return cs::guard(error, [&] {
         cs::require(meter != nullptr && out != nullptr, "cs_frame_meter_measure: NULL argument");
         cs::require(image != nullptr && !image->mat.empty(), "cs_frame_meter_measure: image is NULL or empty");
-        cs::require(region_count == 0 || (regions != nullptr && region_sharpness != nullptr),
-                    "cs_frame_meter_measure: regions without room for their sharpness");
         const cv::Mat &frame = image->mat;
         const cv::Mat *gray = &frame;
         if (frame.channels() != 1) {
@@ -56,12 +52,6 @@ cs_status cs_frame_meter_measure(cs_frame_meter *meter, const cs_image *image, c
         out->brightness = cv::mean(meter->half)[0];
         cv::Laplacian(meter->half, meter->laplacian, CV_16S);
         out->sharpness = laplacian_variance(meter->laplacian);
-        for (size_t k = 0; k < region_count; ++k) {
-            const cs_rect &r = regions[k];
-            cv::Rect box(int(r.x / 2), int(r.y / 2), int(r.width / 2), int(r.height / 2));
-            box &= cv::Rect(0, 0, w, h);
-            region_sharpness[k] = box.area() > 0 ? laplacian_variance(meter->laplacian(box)) : 0;
-        }
 
         cv::FAST(meter->half, meter->corners, 20, true);
         int cells[grid * grid] = {};
@@ -88,6 +78,20 @@ cs_status cs_frame_meter_measure(cs_frame_meter *meter, const cs_image *image, c
         }
         std::swap(meter->previous, meter->thumbnail);
         meter->has_previous = true;
+    });
+}
+
+cs_status cs_frame_meter_region_sharpness(const cs_frame_meter *meter, const cs_rect *regions, size_t count, double *out,
+                                          cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(meter != nullptr && (count == 0 || (regions != nullptr && out != nullptr)),
+                    "cs_frame_meter_region_sharpness: NULL argument");
+        const cv::Rect frame(0, 0, meter->laplacian.cols, meter->laplacian.rows);
+        for (size_t k = 0; k < count; ++k) {
+            const cs_rect &r = regions[k];
+            const cv::Rect box = cv::Rect(int(r.x / 2), int(r.y / 2), int(r.width / 2), int(r.height / 2)) & frame;
+            out[k] = box.area() > 0 ? laplacian_variance(meter->laplacian(box)) : 0;
+        }
     });
 }
 
