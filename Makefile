@@ -27,19 +27,7 @@ build: setup
 	$(SWIFT) build -c release
 
 demo: build
-	@mkdir -p $(OUT)/demo
-	.build/release/waymark-bench sample-video --output $(OUT)/sample
-	.build/release/waymark process $(OUT)/sample/sample.mp4 \
-	  --references $(OUT)/sample/references/references.json \
-	  --output $(OUT)/demo/results.jsonl --annotate $(OUT)/demo/annotated.mp4
-	.build/release/waymark-bench walkthrough --output $(OUT)/walkthrough --size 320x240 --fps 5
-	.build/release/waymark process $(OUT)/walkthrough --output $(OUT)/demo/surfaces.jsonl \
-	  --interrupt 20:2 --save-map $(OUT)/demo/walkthrough.waymap
-	@echo "Results: $(OUT)/demo/results.jsonl (JSON Lines), $(OUT)/demo/annotated.mp4 (video with outlines)."
-	@echo "Ground truth of the sample: $(OUT)/sample/truth.jsonl"
-	@echo "Surfaces, tracking and relocalization (a simulated interruption at frame 20, and the walk's own 4 s gap)"
-	@echo "  over the synthetic RGB-D walk-through $(OUT)/walkthrough: $(OUT)/demo/surfaces.jsonl;"
-	@echo "  its world map: $(OUT)/demo/walkthrough.waymap (try: waymark relocalize --map it IMAGE)"
+	.build/release/waymark demo --output $(OUT)/demo
 
 test: setup
 	$(SWIFT) build --build-tests

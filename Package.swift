@@ -34,12 +34,15 @@ let package = Package(
                 "WaymarkCore", "WaymarkVision", "WaymarkImages", "WaymarkPlanes", "WaymarkRelocalization", "WaymarkGuidance",
             ],
             swiftSettings: strict),
-        .executableTarget(name: "waymark", dependencies: ["Waymark"], swiftSettings: strict),
+        // The built-in sample (`waymark demo`): a synthetic RGB-D walk-through with exact truth.
+        .target(name: "WaymarkSamples", dependencies: ["Waymark"], swiftSettings: strict),
+        .executableTarget(name: "waymark", dependencies: ["Waymark", "WaymarkSamples"], swiftSettings: strict),
         .executableTarget(
             name: "waymark-bench", dependencies: ["Waymark", "TestSupport"], path: "Benchmarks/Sources/waymark-bench",
             swiftSettings: strict),
 
-        .target(name: "TestSupport", dependencies: ["Waymark"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(
+            name: "TestSupport", dependencies: ["Waymark", "WaymarkSamples"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "WaymarkCoreTests", dependencies: ["WaymarkCore", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "WaymarkVisionTests", dependencies: ["WaymarkVision", "TestSupport"], swiftSettings: strict),

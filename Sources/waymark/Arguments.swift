@@ -79,12 +79,12 @@ extension Arguments {
         }
     }
 
-    /// --fps for plain-folder sequences, 30 by default.
-    func framesPerSecond() throws(WaymarkError) -> Double {
+    /// --fps (for plain-folder sequences, 30 by default).
+    func framesPerSecond(default fallback: Double = 30) throws(WaymarkError) -> Double {
         try value("--fps").map { (text: String) throws(WaymarkError) -> Double in
             guard let value = Double(text), value > 0 else { throw WaymarkError(.usage, "--fps must be a positive number; got '\(text)'") }
             return value
-        } ?? 30
+        } ?? fallback
     }
 }
 

@@ -14,7 +14,7 @@ protocol Command: Sendable {
 }
 
 let commands: [any Command.Type] = [
-    DetectCommand.self, ProcessCommand.self, PlanesCommand.self, ReferencesCheckCommand.self, MapBuildCommand.self,
+    DemoCommand.self, DetectCommand.self, ProcessCommand.self, PlanesCommand.self, ReferencesCheckCommand.self, MapBuildCommand.self,
     RelocalizeCommand.self,
 ]
 
@@ -23,8 +23,10 @@ let mainHelp = """
     camera is in a world map it saw before.
 
     Usage:
+      waymark demo [--output DIR] [--language en|zh-Hans|zh-Hant]
       waymark detect --references MANIFEST|FOLDER [--group G]... [--auto-select] [--intrinsics fx,fy,cx,cy] IMAGE...
       waymark process VIDEO --references MANIFEST|FOLDER [--auto-select] [--output FILE] [--annotate VIDEO]
+      waymark process SEQUENCE [--references ...] [--output FILE] [--annotate VIDEO] [--language L] [--goal G]
       waymark planes INPUT... [--intrinsics fx,fy,cx,cy] [--depth-scale S] [--gravity x,y,z] [--labels DIR]
       waymark references check MANIFEST|FOLDER
       waymark map build SEQUENCE --output MAP.waymap [--poses FILE] [--intrinsics fx,fy,cx,cy] [--depth-scale S]

@@ -7,8 +7,9 @@ public enum WalkthroughWriter {
     /// TUM's depth unit: 1/5000 m.
     public static let depthScale = 0.0002
 
-    /// `frameLimit` writes only the first frames (quick tests).
-    public static func write(_ walkthrough: Walkthrough, to folder: URL, frameLimit: Int? = nil) throws {
+    /// `frameLimit` writes only the first frames (quick tests); `progress` hears (written, total).
+    public static func write(_ walkthrough: Walkthrough, to folder: URL, frameLimit: Int? = nil,
+                             progress: ((Int, Int) -> Void)? = nil) throws {
         let manager = FileManager.default
         for sub in ["rgb", "depth", "labels"] {
             try manager.createDirectory(at: folder.appendingPathComponent(sub), withIntermediateDirectories: true)
@@ -17,7 +18,9 @@ public enum WalkthroughWriter {
         var depth = "# depth maps (16-bit, 5000 per metre)\n# timestamp filename\n"
         var poses = "# camera-to-world poses\n# timestamp tx ty tz qx qy qz qw\n"
         var frames: [[String: Any]] = []
-        for frame in walkthrough.frames.prefix(frameLimit ?? walkthrough.frames.count) {
+        let total = min(frameLimit ?? walkthrough.frames.count, walkthrough.frames.count)
+        for frame in walkthrough.frames.prefix(total) {
+            progress?(frame.index, total)
             let stamp = String(format: "%.6f", frame.timestamp + 1)
             let rendering = walkthrough.render(frame)
             let image = Image(width: walkthrough.width, height: walkthrough.height, channels: 3, pixels: rendering.color!)

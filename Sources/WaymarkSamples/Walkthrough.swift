@@ -163,14 +163,10 @@ public struct Walkthrough: Sendable {
                              generator: &generator)
     }
 
-    /// Debian's opencv-doc images (make setup installs them), or nil with a skip message.
-    public static func installedPosterFolder() -> URL? {
+    /// Debian's opencv-doc images (make setup installs them), or nil when they are not there.
+    public static var debianPosterFolder: URL? {
         let folder = URL(fileURLWithPath: "/usr/share/doc/opencv-doc/examples/data")
-        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("graf1.png").path) else {
-            print("skipped: the walk-through needs Debian's opencv-doc images (make setup installs them)")
-            return nil
-        }
-        return folder
+        return FileManager.default.fileExists(atPath: folder.appendingPathComponent("graf1.png").path) ? folder : nil
     }
 
     /// The same room seen along another path: one frame per pose, 1/fps apart from t = 0,
