@@ -3,6 +3,8 @@
 SWIFT ?= $(shell command -v swift || echo /opt/swift/usr/bin/swift)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBIAN_PACKAGES := libopencv-dev libopencv-contrib-dev libeigen3-dev pkg-config opencv-doc python3-opencv fonts-noto-cjk
+# Debian's chromium: a test opens `--report`'s page in a real headless browser.
+TEST_PACKAGES := chromium
 BENCH_PACKAGES := python3-venv
 # Open3D for the planes baseline, in a virtual environment that also sees Debian's OpenCV.
 BENCH_PYTHON := .build/bench-python
@@ -10,7 +12,7 @@ OPEN3D := open3d-cpu==0.20.0
 PC_DIR := /usr/local/lib/pkgconfig
 OUT := out
 
-.PHONY: setup bench-setup build demo test bench clean
+.PHONY: setup test-setup bench-setup build demo test bench clean
 
 # Debian packages, then Waymark's own pkg-config file (CSupport/pkgconfig/waymark-opencv.pc),
 # which links only the OpenCV modules the shim uses.
@@ -29,7 +31,11 @@ build: setup
 demo: build
 	.build/release/waymark demo --output $(OUT)/demo
 
-test: setup
+test-setup: setup
+	@dpkg -s $(TEST_PACKAGES) >/dev/null 2>&1 || \
+	  ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(TEST_PACKAGES) >/dev/null)
+
+test: test-setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

@@ -16,7 +16,8 @@ enum DemoCommand: Command {
         and coaching, and places a lamp where the view's lower middle meets the floor 3 s in.
 
         Writes DIR/results.jsonl (see docs/OUTPUT.md), DIR/annotated.mp4 (the video as a
-        person would see it in an app, coaching in the chosen language) and DIR/world.waymap.
+        person would see it in an app, coaching in the chosen language), DIR/report.html (a
+        timeline of the run with thumbnails) and DIR/world.waymap.
 
         Options:
           --output DIR        where to write (default out/demo)
@@ -60,7 +61,8 @@ enum DemoCommand: Command {
         let path = { (name: String) in output.appendingPathComponent(name).path }
         var process = [
             sequence.path, "--references", sequence.appendingPathComponent("references.json").path,
-            "--output", path("results.jsonl"), "--annotate", path("annotated.mp4"), "--save-map", path("world.waymap"),
+            "--output", path("results.jsonl"), "--annotate", path("annotated.mp4"), "--report", path("report.html"),
+            "--save-map", path("world.waymap"),
             "--place", "lamp:\(Int(3 * fps)):\(size.width / 2),\(size.height * 4 / 5)",
         ]
         if let language = try arguments.value("--language") { process += ["--language", language] }
@@ -72,6 +74,7 @@ enum DemoCommand: Command {
             Console.write("""
                 waymark demo: done.
                   \(path("annotated.mp4"))   the video with surfaces, images and coaching drawn on it
+                  \(path("report.html"))     the run at a glance: open it in a browser
                   \(path("results.jsonl"))   one JSON record per frame (docs/OUTPUT.md)
                   \(path("world.waymap"))    the world map, to resume from (waymark process --load-map)
 

@@ -5,8 +5,9 @@ enum ProcessCommand: Command {
     static let name = "process"
     static let help = """
         Usage: waymark process VIDEO --references MANIFEST|FOLDER [--group G]... [--auto-select]
-                               [--output FILE] [--annotate VIDEO] [--intrinsics fx,fy,cx,cy] [--quiet]
+                               [--output FILE] [--annotate VIDEO] [--report FILE] [--intrinsics fx,fy,cx,cy] [--quiet]
                waymark process SEQUENCE [--references MANIFEST|FOLDER] [--intrinsics fx,fy,cx,cy] [--annotate VIDEO]
+                               [--report FILE]
                                [--depth-scale S] [--gravity x,y,z] [--fps N] [--trajectory FILE]
                                [--interrupt START:COUNT]... [--place NAME:FRAME:X,Y]... [--save-map FILE]
                                [--load-map FILE]
@@ -40,6 +41,8 @@ enum ProcessCommand: Command {
           --annotate VIDEO    also write the video as a person would see it in an app (.mp4, .avi):
                               image outlines and names, surfaces, the surface indicator, the
                               tracking state and the coaching message (needs fonts-noto-cjk)
+          --report FILE       also write a one-page HTML report: a timeline of tracking, coaching,
+                              images and surfaces, the messages, and thumbnails of the frames
           --intrinsics LIST   fx,fy,cx,cy in pixels, to report each image's pose (and, for a
                               SEQUENCE without intrinsics.txt, to turn depth into points)
           --depth-scale S     SEQUENCE: metres per depth unit (default 0.0002 for TUM, else 0.001)
@@ -67,7 +70,7 @@ enum ProcessCommand: Command {
     static let valueOptions: Set<String> = [
         "--references", "--group", "--output", "--annotate", "--intrinsics", "--depth-scale", "--gravity", "--fps",
         "--trajectory", "--interrupt", "--relocalization-timeout", "--save-map", "--load-map", "--place", "--language",
-        "--goal",
+        "--goal", "--report",
     ]
     static let flagOptions: Set<String> = ["--auto-select", "--quiet", "--help"]
     static let schema = "waymark.process/3"
@@ -77,6 +80,7 @@ enum ProcessCommand: Command {
             throw WaymarkError(.usage, "process needs exactly one VIDEO; see --help")
         }
         let input = arguments.positionals[0]
+        _ = try arguments.coaching(defaultGoal: .image)  // a bad --language or --goal, before any file is read
         if RGBDSequence.isSequence(input) { return try SequenceProcessing.run(input, arguments: arguments) }
         let quiet = arguments.flag("--quiet")
         let intrinsics = try arguments.intrinsics()
@@ -86,6 +90,9 @@ enum ProcessCommand: Command {
         let output = try arguments.value("--output")
         let sink = try RecordSink(path: output)
         let coaching = try arguments.coaching(defaultGoal: .image)
+        let report = try arguments.value("--report").map { (path: String) throws(WaymarkError) in
+            try RunReport(path: path, input: input, coaching: coaching)
+        }
         let annotation = try arguments.value("--annotate").map { (path: String) throws(WaymarkError) in
             try SessionAnnotation(
                 path: path, width: video.width, height: video.height,
@@ -127,6 +134,7 @@ enum ProcessCommand: Command {
                     ("detections", .array(found.map { $0.record(includeState: true) })),
                 ] + SessionRecords.coaching(result.coaching)))
             try annotation?.write(result, on: frame, planes: session.planes)
+            report?.add(result, image: frame, surfaces: 0)
             index += 1
             progress.update(frames: index)
         }
@@ -143,6 +151,7 @@ enum ProcessCommand: Command {
         try sink.write(.object(summary))
         try sink.finish()
         try annotation?.finish()
+        try report?.write()
         if let failure {
             Console.error("\(input): stopped after \(index) frames: \(failure.message)")
             return ExitCode(failure.kind)

@@ -16,6 +16,9 @@ enum SequenceProcessing {
         let session = try makeSession(arguments, sequence: sequence, intrinsics: intrinsics, poses: recorded.source,
                                       loaded: loaded, objectToPlace: placements.first?.name)
         let savePath = try arguments.value("--save-map")
+        let report = try arguments.value("--report").map { (path: String) throws(WaymarkError) in
+            try RunReport(path: path, input: input, coaching: session.configuration.coaching)
+        }
         let annotation = try arguments.value("--annotate").map { (path: String) throws(WaymarkError) in
             try SessionAnnotation(path: path, width: session.input.width, height: session.input.height,
                                   framesPerSecond: framesPerSecond(of: sequence),
@@ -37,6 +40,7 @@ enum SequenceProcessing {
                 if !dropped.contains(index - 1) {
                     let paused = session.pause()
                     if !paused.events.isEmpty {
+                        report?.addInterruption(at: frame.timestamp)
                         try session.saveMap(to: savePath)
                         try sink.write(.object([
                             ("type", .string("interruption")), ("index", .int(index)), ("timestamp", .number(frame.timestamp)),
@@ -58,6 +62,7 @@ enum SequenceProcessing {
                 let result = session.process(SessionFrame(timestamp: frame.timestamp, image: images.color ?? images.gray,
                                                           depth: images.depth, recordedPose: recorded.pose(ofFrame: index)))
                 if result.interruptionStarted {
+                    report?.addInterruption(at: frame.timestamp)
                     try session.saveMap(to: savePath)
                 }
                 record += SessionRecords.tracking(result, planes: session.planes)
@@ -78,6 +83,9 @@ enum SequenceProcessing {
                     let canvas = images.color ?? Image(width: images.gray.width, height: images.gray.height, channels: 3,
                                                        pixels: images.gray.pixels.flatMap { [$0, $0, $0] })
                     try annotation.write(result, on: canvas, planes: session.planes)
+                    report?.add(result, image: canvas, surfaces: session.planes.anchors.count)
+                } else {
+                    report?.add(result, image: images.color ?? images.gray, surfaces: session.planes.anchors.count)
                 }
             } catch {
                 failures += 1
@@ -89,6 +97,7 @@ enum SequenceProcessing {
         }
         progress.finish()
         try annotation?.finish()
+        try report?.write()
         try session.saveMap(to: savePath)
         try sink.write(.object([
             ("type", .string("summary")), ("frames", .int(sequence.frames.count)), ("framesDropped", .int(dropped.count)),

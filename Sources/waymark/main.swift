@@ -5,7 +5,8 @@ import Waymark
 /// message and an exit code.
 func runMain(_ tokens: [String]) -> ExitCode {
     guard let first = tokens.first else {
-        Console.write(mainHelp + "\n")
+        let names = commands.map { $0.name }.joined(separator: ", ")
+        Console.write("waymark: a command is needed: " + names + ".\nTry `waymark demo`, or see `waymark --help`.\n")
         return .usage
     }
     switch first {

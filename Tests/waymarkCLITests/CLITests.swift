@@ -49,7 +49,8 @@ struct CLI {
         #expect(result.stdout.contains("Eigen 3.4"))
     }
 
-    @Test(arguments: [["detect", "--help"], ["process", "--help"], ["planes", "--help"], ["references", "check", "--help"], ["--help"]])
+    @Test(arguments: [["detect", "--help"], ["process", "--help"], ["planes", "--help"], ["references", "check", "--help"],
+                      ["map", "build", "--help"], ["relocalize", "--help"], ["demo", "--help"], ["--help"]])
     func helpIsAvailableEverywhere(_ arguments: [String]) throws {
         let result = try CLI.run(arguments)
         #expect(result.status == 0)
@@ -57,7 +58,8 @@ struct CLI {
     }
 
     @Test(arguments: [[], ["frobnicate"], ["detect"], ["detect", "--bogus", "x.png"], ["detect", "--references"], ["references"],
-                      ["detect", "--references", "r", "--intrinsics", "1,2", "a.png"]])
+                      ["detect", "--references", "r", "--intrinsics", "1,2", "a.png"], ["demo", "--size", "10x10"],
+                      ["demo", "extra"]])
     func usageErrorsExit64(_ arguments: [String]) throws {
         let result = try CLI.run(arguments)
         #expect(result.status == 64)

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import TestSupport
+import Waymark
+
+/// `waymark process` on the first 8 s of the coaching walk-through (320×240 at 5 fps, 2.5 s of
+/// darkness from 5 s): coaching in every frame record, in the language asked for, drawn into
+/// the annotated video, and a report that renders in a real browser.
+@Suite struct CoachingCLITests {
+    static func records(_ path: String) throws -> [[String: Any]] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+    }
+
+    @Test func coachingIsRecordedDrawnAndReported() throws {
+        guard let folder = Walkthrough.installedPosterFolder() else { return }
+        let scratch = try Scratch()
+        let walk = try Walkthrough(posterFolder: folder, width: 320, height: 240, framesPerSecond: 5, script: .coaching)
+        let sequence = scratch.url.appendingPathComponent("walk")
+        let count = walk.frames.filter { $0.timestamp < 8 }.count
+        try WalkthroughWriter.write(walk, to: sequence, frameLimit: count)
+        let run = try CLI.run(["process", sequence.path, "--language", "zh-Hant", "--output", scratch.path("r.jsonl"),
+                               "--annotate", scratch.path("a.mp4"), "--report", scratch.path("report.html"), "--quiet"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let records = try Self.records(scratch.path("r.jsonl"))
+        let header = try #require(records.first)
+        #expect(header["schema"] as? String == "waymark.process/3")
+        #expect((header["coaching"] as? [String: Any])?["language"] as? String == "zh-Hant")
+        let frames = records.filter { $0["type"] as? String == "frame" }
+        #expect(frames.count == count)
+        #expect(frames.allSatisfy { $0["timestamp"] is Double && $0.keys.contains("coaching") })
+        let shown = frames.compactMap { $0["coaching"] as? [String: Any] }
+        #expect(shown.allSatisfy { $0["language"] as? String == "zh-Hant" })
+        let darkStart = walk.frames.first { $0.segment == .dark }!.timestamp + 1  // TUM timestamps start at 1 s
+        let lowLight = try #require(frames.first { ($0["coaching"] as? [String: Any])?["code"] as? String == "low_light" })
+        let shownAt = try #require(lowLight["timestamp"] as? Double)
+        #expect(shownAt >= darkStart && shownAt <= darkStart + 1, "low light at \(shownAt) s, dark from \(darkStart) s")
+        #expect((lowLight["coaching"] as? [String: Any])?["text"] as? String
+            == CoachingCatalogue.text(.lowLight, object: nil, language: .traditionalChinese))
+
+        // The message is drawn in a band across the bottom: white text there, none in the dark middle.
+        let video = try VideoReader(path: scratch.path("a.mp4"))
+        let image = Image(width: 1, height: 1, channels: 3)
+        var index = 0
+        let target = try #require(frames.firstIndex { $0["timestamp"] as? Double == shownAt })
+        while try video.read(into: image) != nil, index < target { index += 1 }
+        #expect(index == target)
+        let pixels = image.pixels
+        func whites(rows: Range<Int>) -> Int {
+            rows.reduce(0) { sum, y in
+                sum + (0..<image.width).filter { x in (0..<3).allSatisfy { pixels[3 * (y * image.width + x) + $0] > 200 } }.count
+            }
+        }
+        #expect(whites(rows: (image.height - 30)..<image.height) > 80, "no message text in the bottom band")
+        #expect(whites(rows: 90..<150) < 20, "white pixels in the dark middle of the frame")
+
+        // The report, opened in Debian's chromium: every thumbnail decodes and the timeline draws.
+        let html = try String(contentsOfFile: scratch.path("report.html"), encoding: .utf8)
+        #expect(html.contains(CoachingCatalogue.text(.lowLight, object: nil, language: .traditionalChinese)))
+        let figures = html.components(separatedBy: "<figure>").count - 1
+        #expect(figures >= 3)
+        guard let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(where: FileManager.default.isExecutableFile)
+        else {
+            print("skipped: the report's browser check needs Debian's chromium (make test installs it)")
+            return
+        }
+        let browser = Process()
+        browser.executableURL = URL(fileURLWithPath: chromium)
+        browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=3000", "--dump-dom",
+                             URL(fileURLWithPath: scratch.path("report.html")).absoluteString]
+        let out = Pipe()
+        browser.standardOutput = out
+        browser.standardError = FileHandle.nullDevice
+        try browser.run()
+        let dom = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        browser.waitUntilExit()
+        func attribute(_ name: String) -> Int? {
+            guard let range = dom.range(of: "\(name)=\"") else { return nil }
+            return Int(dom[range.upperBound...].prefix { $0 != "\"" })
+        }
+        #expect(attribute("data-thumbnails-decoded") == figures, "\(dom.prefix(300))")
+        #expect((attribute("data-timeline-width") ?? 0) > 500)
+        #expect((attribute("data-bands-drawn") ?? 0) >= 2)
+    }
+
+    @Test func anUnknownLanguageIsAUsageError() throws {
+        let run = try CLI.run(["process", "nowhere.mp4", "--references", "r.json", "--language", "fr"])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("--language must be one of en, zh-Hans, zh-Hant"))
+    }
+}
