@@ -54,6 +54,7 @@ bench: bench-setup
 	.build/release/waymark-bench detection
 	.build/release/waymark-bench planes
 	.build/release/waymark-bench relocalization
+	.build/release/waymark-bench session
 
 clean:
 	rm -rf .build $(OUT)

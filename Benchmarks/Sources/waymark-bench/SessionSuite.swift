@@ -42,16 +42,16 @@ struct SessionSuite {
     static let fillingShare = 0.75
 
     func run() throws {
-        if ProcessInfo.processInfo.environment["CVT"] != nil { setOpenCVThreadCount(nil) }
         guard let folder = Walkthrough.installedPosterFolder() else { throw BenchError("the walk-through needs opencv-doc") }
         let walk = try Walkthrough(posterFolder: folder, width: 640, height: 480, framesPerSecond: 30, script: .coaching)
         let references = try self.references(walk)
         let (rendered, renderMs) = milliseconds { walk.frames.map { render($0, walk) } }
         print("## Session\n")
-        print("The coaching walk-through (Tests/TestSupport/Walkthrough.swift, script `coaching`): \(walk.frames.count) frames "
+        print("The coaching walk-through (Sources/WaymarkSamples/Walkthrough.swift, script `coaching`): \(walk.frames.count) frames "
               + "of 640×480 RGB-D at 30 fps, \(format(walk.frames.last!.timestamp, 1)) s with a 2 s interruption; "
               + "25 active references (its 4 posters with their sizes, 21 of the detection suite's), horizontal and vertical "
-              + "surfaces, relocalization on, goal `any_surface`. One thread for OpenCV. Rendering (\(format(renderMs / 1000, 0)) s) "
+              + "surfaces, relocalization on, goal `any_surface`. The session runs its steps on both cores (two at a time); "
+              + "OpenCV's own loops on one thread. Rendering (\(format(renderMs / 1000, 0)) s) "
               + "is done first and not timed.\n")
         if !parts.isDisjoint(with: ["coaching", "speed"]) {
             let steps = try runSession(rendered, walk, references, recordedPoses: true)
