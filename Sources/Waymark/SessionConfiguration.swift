@@ -36,6 +36,19 @@ public struct SessionConfiguration {
     public var objectToPlace: String?
 
     public init() {}
+
+    /// Searches `library`'s `groups` (all of it when empty): at most 25 images at once, or with
+    /// `autoSelect` any number, a retrieval step choosing the 25 most likely per frame.
+    /// Each image is prepared here (features, index), so this is the slow part of setting up.
+    public mutating func useReferences(from library: ReferenceLibrary, groups: Set<String> = [], autoSelect: Bool = false)
+        throws(WaymarkError)
+    {
+        let (entries, selection) = try library.searchedEntries(groups: groups, autoSelect: autoSelect)
+        var prepared: [ReferenceImage] = []
+        for entry in entries { prepared.append(try ReferenceImage(entry: entry)) }
+        references = prepared
+        imageTracking.detector.selection = selection
+    }
 }
 
 /// What the frames of an input carry, for the capability check before a run.

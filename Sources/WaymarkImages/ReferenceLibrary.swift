@@ -73,6 +73,17 @@ public struct ReferenceLibrary: Sendable {
 
     /// The entries searched in every frame when `groups` are active. More than 25 is an error
     /// that names the limit.
+    /// What a session searches: the active groups' entries (at most 25, else an error that
+    /// names the limit), or with `autoSelect` every entry of those groups, a retrieval step
+    /// choosing the 25 most likely per frame.
+    public func searchedEntries(groups active: Set<String>, autoSelect: Bool) throws(WaymarkError)
+        -> (entries: [ReferenceEntry], selection: ReferenceSelection)
+    {
+        guard autoSelect else { return (try activeEntries(groups: active), .all) }
+        let chosen = try entries(inGroups: active)
+        return (chosen, .retrieval(limit: min(Self.maxActiveImages, max(1, chosen.count))))
+    }
+
     public func activeEntries(groups active: Set<String>) throws(WaymarkError) -> [ReferenceEntry] {
         let chosen = try entries(inGroups: active)
         guard chosen.count <= Self.maxActiveImages else {

@@ -14,7 +14,8 @@ enum ProcessCommand: Command {
                                [--relocalization-timeout SECONDS] [--output FILE] [--quiet]
                (both) [--goal GOAL] [--language en|zh-Hans|zh-Hant]
 
-        Follows the active reference images through VIDEO. Writes JSON Lines (schema
+        Follows the active reference images through VIDEO (a video file, or a FOLDER of images
+        taken as frames in name order, --fps apart). Writes JSON Lines (schema
         "waymark.process/3", see docs/OUTPUT.md): a header record, one record per frame
         {"type": "frame", "index", "timestamp" (seconds, from the video), "detections": [...
         with "state": detected | tracked | lost], "coaching": the message on screen or null}, and a
@@ -47,7 +48,7 @@ enum ProcessCommand: Command {
                               SEQUENCE without intrinsics.txt, to turn depth into points)
           --depth-scale S     SEQUENCE: metres per depth unit (default 0.0002 for TUM, else 0.001)
           --gravity x,y,z     SEQUENCE: the direction of gravity in the poses' world (default 0,-1,0)
-          --fps N             plain-folder SEQUENCE: frames per second (default 30)
+          --fps N             image FOLDER or plain-folder SEQUENCE: frames per second (default 30)
           --trajectory FILE   SEQUENCE: write the camera poses used, TUM format (camera-to-world)
           --interrupt S:N     SEQUENCE: drop N frames from index S, as an interruption (repeatable)
           --save-map FILE     SEQUENCE: write the world map (.waymap) when an interruption starts
@@ -77,7 +78,7 @@ enum ProcessCommand: Command {
 
     static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode {
         guard arguments.positionals.count == 1 else {
-            throw WaymarkError(.usage, "process needs exactly one VIDEO; see --help")
+            throw WaymarkError(.usage, "process needs exactly one VIDEO, image FOLDER or SEQUENCE; see --help")
         }
         let input = arguments.positionals[0]
         _ = try arguments.coaching(defaultGoal: .image)  // a bad --language or --goal, before any file is read
@@ -86,7 +87,9 @@ enum ProcessCommand: Command {
         let intrinsics = try arguments.intrinsics()
         let loaded = try loadReferences(arguments, quiet: quiet)
         let references = loaded.references
-        let video = try VideoReader(path: input)
+        let video: any FrameSource = ImageFolderReader.isImageFolder(input)
+            ? try ImageFolderReader(folder: input, framesPerSecond: try arguments.framesPerSecond())
+            : try VideoReader(path: input)
         let output = try arguments.value("--output")
         let sink = try RecordSink(path: output)
         let coaching = try arguments.coaching(defaultGoal: .image)
@@ -167,7 +170,7 @@ enum ProcessCommand: Command {
         .object([("goal", .string(options.goal.rawValue)), ("language", .string(options.language.rawValue))])
     }
 
-    private static func header(input: String, video: VideoReader, references: [ReferenceImage], arguments: Arguments,
+    private static func header(input: String, video: any FrameSource, references: [ReferenceImage], arguments: Arguments,
                                coaching: CoachingOptions) -> JSONValue
     {
         let versions = LibraryVersions.current

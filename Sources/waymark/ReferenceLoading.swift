@@ -7,9 +7,8 @@ func loadReferences(_ arguments: Arguments, quiet: Bool) throws(WaymarkError) ->
     references: [ReferenceImage], options: ImageDetectorOptions
 ) {
     let library = try ReferenceLibrary(contentsOf: try arguments.required("--references"))
-    let groups = Set(arguments.values("--group"))
-    let autoSelect = arguments.flag("--auto-select")
-    let entries = autoSelect ? try library.entries(inGroups: groups) : try library.activeEntries(groups: groups)
+    let (entries, selection) = try library.searchedEntries(groups: Set(arguments.values("--group")),
+                                                           autoSelect: arguments.flag("--auto-select"))
     let announce = !quiet && Console.isTerminal && entries.count > 25
     var references: [ReferenceImage] = []
     for (i, entry) in entries.enumerated() {
@@ -24,6 +23,6 @@ func loadReferences(_ arguments: Arguments, quiet: Bool) throws(WaymarkError) ->
     }
     if announce { Console.write("\r\u{1B}[K") }
     var options = ImageDetectorOptions()
-    if autoSelect { options.selection = .retrieval(limit: min(ReferenceLibrary.maxActiveImages, references.count)) }
+    options.selection = selection
     return (references, options)
 }

@@ -53,3 +53,34 @@ import Waymark
         #expect(support.notes == ["reference images get no pose without the camera's intrinsics"])
     }
 }
+
+/// A session's references from a library and its active groups.
+@Suite struct SessionReferencesTests {
+    /// 30 small textured images, 12 in group "hall-a" and 18 in "hall-b".
+    static func library(in scratch: Scratch) throws -> ReferenceLibrary {
+        let entries = try (0..<30).map { k in
+            let path = scratch.path("r\(k).png")
+            try syntheticTexture(width: 160, height: 120, seed: UInt64(100 + k)).write(to: path)
+            return ReferenceEntry(name: "r\(k)", path: path, group: k < 12 ? "hall-a" : "hall-b")
+        }
+        return try ReferenceLibrary(entries: entries)
+    }
+
+    @Test func theActiveGroupsAreSearchedAndTheLimitIsNamed() throws {
+        let scratch = try Scratch()
+        let library = try Self.library(in: scratch)
+        var configuration = SessionConfiguration()
+        try configuration.useReferences(from: library, groups: ["hall-a"])
+        #expect(configuration.references.map(\.name) == (0..<12).map { "r\($0)" })
+        #expect(configuration.imageTracking.detector.selection == .all)
+        do {
+            try configuration.useReferences(from: library)
+            Issue.record("30 references at once were accepted")
+        } catch {
+            #expect(error.kind == .usage && error.message.contains("25"), "\(error.message)")
+        }
+        try configuration.useReferences(from: library, autoSelect: true)
+        #expect(configuration.references.count == 30)
+        #expect(configuration.imageTracking.detector.selection == .retrieval(limit: 25))
+    }
+}

@@ -208,6 +208,35 @@ struct CLI {
         #expect(count == 24)
     }
 
+    /// A folder of frames (PNG, named in order) is processed as a video, --fps apart; the same
+    /// images are found and followed as in the video file.
+    @Test func anImageFolderIsProcessedAsAVideo() throws {
+        let scratch = try Scratch()
+        guard let box = SharedDatasets.path("opencv_samples/box.png"), let graf = SharedDatasets.path("opencv_samples/graf1.png"),
+            let wall = SharedDatasets.path("opencv_samples/aloeL.jpg")
+        else { return print("skipped: \(SharedDatasets.absentMessage)") }
+        let video = try SyntheticVideo.sample(box: box, graffiti: graf, wall: wall, frameCount: 12)
+        let folder = scratch.path("frames")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // Names that sort wrongly as plain text (frame10 before frame2) but right as numbers.
+        for i in 0..<12 { try video.render(i).write(to: "\(folder)/frame\(i).png") }
+        try FileManager.default.createDirectory(atPath: scratch.path("refs"), withIntermediateDirectories: true)
+        for placement in video.placements { try placement.image.write(to: scratch.path("refs/\(placement.name).png")) }
+        let result = try CLI.run(["process", folder, "--references", scratch.path("refs"), "--fps", "10", "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let frames = result.lines.filter { $0["type"] as? String == "frame" }
+        #expect(frames.compactMap { $0["timestamp"] as? Double } == (0..<12).map { Double($0) / 10 })
+        let truth = video.truth(at: 11)
+        for detection in frames.last?["detections"] as? [[String: Any]] ?? [] {
+            let name = try #require(detection["name"] as? String)
+            let corners = try #require(detection["corners"] as? [[Double]])
+            let reference = try #require(video.placements.first { $0.name == name })
+            let expected = try #require(truth[name]).apply(Point2(0, 0))
+            #expect(abs(corners[0][0] - expected!.x) < 3 && abs(corners[0][1] - expected!.y) < 3, "\(name) \(reference.name)")
+        }
+        #expect((frames.last?["detections"] as? [[String: Any]])?.count == 2)
+    }
+
     @Test func truncatedVideoKeepsTheFramesSoFar() throws {
         let scratch = try Scratch()
         guard let sample = try Self.sample(scratch, frames: 40, container: "avi") else { return print("skipped: \(SharedDatasets.absentMessage)") }
