@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkCore
 
 /// Every coaching text, in plain words (the HIG's own where it gives them), in English,
 /// Simplified Chinese and Traditional Chinese. `{object}` is replaced by the object's name.
@@ -88,6 +89,20 @@ public enum CoachingCatalogue {
         case .imageTooSmall: "請靠近{object}。"
         case .imageTooOblique: "請更正面地對著{object}。"
         case .imageBlurred: "請拿穩手機，讓{object}看起來清晰。"
+        }
+    }
+
+    /// A short plain-words label for the camera's state, as an app's status line shows it.
+    public static func stateLabel(_ state: TrackingState, language: CoachingLanguage) -> String {
+        let labels: (normal: String, limited: String, unavailable: String) = switch language {
+        case .english: ("Ready", "Limited", "Not available")
+        case .simplifiedChinese: ("就绪", "受限", "不可用")
+        case .traditionalChinese: ("就緒", "受限", "無法使用")
+        }
+        switch state {
+        case .normal: return labels.normal
+        case .limited: return labels.limited
+        case .notAvailable: return labels.unavailable
         }
     }
 }

@@ -4,12 +4,13 @@ import Waymark
 /// --annotate: each frame as a person would see it in an app: the surfaces found (outlined),
 /// the reference images (outlined and named), the surface-detection indicator at the centre
 /// (a hollow square while searching, a solid one lying on the surface once found), the
-/// tracking state, and the coaching message in the chosen language.
+/// camera's state and the coaching message, both in the chosen language.
 final class SessionAnnotation {
     private let writer: VideoWriter
     private let text: TextRenderer
     private let intrinsics: Intrinsics?
     private let textHeight: Int
+    private let language: CoachingLanguage
 
     /// Debian's Noto CJK (fonts-noto-cjk; `make setup` installs it): faces 2 and 3 are the
     /// Simplified and Traditional Chinese ones, both with Latin letters.
@@ -26,6 +27,7 @@ final class SessionAnnotation {
         }
         writer = try VideoWriter(path: path, width: width, height: height, framesPerSecond: framesPerSecond)
         self.intrinsics = intrinsics
+        self.language = language
         textHeight = max(14, width / 28)
     }
 
@@ -36,10 +38,7 @@ final class SessionAnnotation {
         }
         Self.drawDetections(result.detections, on: image)
         drawIndicator(result.cameraToWorld, map: map, on: image)
-        if let tracking = result.tracking {
-            let state = tracking.state.reason.map { "\(tracking.state.name): \($0.rawValue)" } ?? tracking.state.name
-            image.drawText("tracking \(state)", at: Point2(8, 20), scale: 0.5, color: Color(red: 255, green: 255, blue: 255))
-        }
+        if let state = result.tracking?.state { drawStatus(state, on: image) }
         if let message = result.coaching.message { drawBanner(message, on: image) }
         try writer.write(image)
     }
@@ -85,6 +84,23 @@ final class SessionAnnotation {
         let s = min(w, h) / 12
         image.drawPolygon([Point2(w / 2 - s, h / 2 - s), Point2(w / 2 + s, h / 2 - s), Point2(w / 2 + s, h / 2 + s),
                            Point2(w / 2 - s, h / 2 + s)], color: Color(red: 255, green: 255, blue: 255), thickness: 1)
+    }
+
+    /// The camera's state at the top left, as an app's status line: a coloured square (green
+    /// ready, amber limited, grey not available) and its label in the chosen language.
+    private func drawStatus(_ state: TrackingState, on image: Image) {
+        let colour = switch state {
+        case .normal: Color(red: 58, green: 190, blue: 93)
+        case .limited: Color(red: 240, green: 170, blue: 30)
+        case .notAvailable: Color(red: 150, green: 150, blue: 150)
+        }
+        let height = textHeight * 3 / 4
+        let label = CoachingCatalogue.stateLabel(state, language: language)
+        let width = text.size(of: label, height: height).width
+        image.fillRectangle(x: 4, y: 4, width: width + height + 14, height: height + 8, color: Color(red: 0, green: 0, blue: 0),
+                            opacity: 0.5)
+        image.fillRectangle(x: 8, y: 8, width: height, height: height, color: colour, opacity: 1)
+        text.draw(label, on: image, at: (height + 14, 6), height: height, color: Color(red: 255, green: 255, blue: 255))
     }
 
     /// The message in a dark band across the bottom, wrapped to the frame's width.

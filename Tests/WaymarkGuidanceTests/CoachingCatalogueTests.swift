@@ -1,4 +1,5 @@
 import Testing
+import WaymarkCore
 import WaymarkGuidance
 
 @Suite struct CoachingCatalogueTests {
@@ -18,6 +19,16 @@ import WaymarkGuidance
                     #expect(!text.contains("{") && !text.contains("}"), "\(code.rawValue): unreplaced placeholder in \(text)")
                 }
             }
+        }
+    }
+
+    @Test func stateLabelsAreDistinctAndPlain() {
+        let states: [TrackingState] = [.normal, .limited(.relocalizing), .notAvailable]
+        for language in CoachingLanguage.allCases {
+            let labels = states.map { CoachingCatalogue.stateLabel($0, language: language) }
+            #expect(Set(labels).count == 3)
+            let words = language == .english ? Self.englishJargon : Self.chineseJargon
+            #expect(labels.allSatisfy { label in !words.contains { label.lowercased().contains($0.lowercased()) } }, "\(labels)")
         }
     }
 
