@@ -118,16 +118,18 @@ public final class Session {
         // signals and the surfaces (seen from the pose tracking expects) go with whichever is
         // lighter. Then image detection with those features, beside tracking and anchoring.
         let odometry = tracker?.usesOdometry(trackingFrame) ?? false
-        let (first, second) = runConcurrently(
-            { (self.sharedFeatures(gray), odometry ? self.meter.measure(gray) : nil) },
-            { () -> (TrackingStep?, FrameMeasurement?, DetectedSurfaces?) in
+        let (found, beside) = runConcurrently(
+            { () -> (features: SharedFeatures, measured: FrameMeasurement?) in
+                (self.sharedFeatures(gray), odometry ? self.meter.measure(gray) : nil)
+            },
+            { () -> (motion: TrackingStep?, measured: FrameMeasurement?, surfaces: DetectedSurfaces?) in
                 guard let tracker = self.tracker else { return (nil, self.meter.measure(gray), nil) }
                 let motion = tracker.measureMotion(trackingFrame)
                 if odometry { return (motion, nil, nil) }
                 let expected = tracker.expectedPose(for: trackingFrame, motion: motion)
                 return (motion, self.meter.measure(gray), self.detectSurfaces(frame.depth, seenFrom: expected))
             })
-        let (features, motion, measured) = (first.0, second.0, first.1 ?? second.1!)
+        let (features, motion, measured) = (found.features, beside.motion, found.measured ?? beside.measured!)
         let (detections, tracked) = runConcurrently(
             { self.imageTracker?.process(gray, features: features.forImages, intrinsics: self.input.intrinsics) ?? [] },
             { () -> (update: TrackingUpdate?, anchorEvents: [AnchorEvent], surfaces: Surfaces) in
@@ -135,7 +137,7 @@ public final class Session {
                 let update = self.tracker?.track(trackingFrame, features: features.forTracking!, motion: motion!)
                 // Anchors are hidden, restored or removed as they were before this frame's surfaces join them.
                 let events = update.map { self.handle($0.events) } ?? []
-                return (update, events, self.anchorSurfaces(second.2, depth: frame.depth, cameraToWorld: update?.cameraToWorld))
+                return (update, events, self.anchorSurfaces(beside.surfaces, depth: frame.depth, cameraToWorld: update?.cameraToWorld))
             })
         var (update, anchorEvents) = (tracked.update, tracked.anchorEvents)
         if let tracker, let lost = update, lost.cameraToWorld == nil, tracker.isRelocalizing {
@@ -159,7 +161,9 @@ public final class Session {
     /// The frame's features for tracking (nil without a tracker), detected once and shared with
     /// image detection when both ask for the same features (the defaults do); else image
     /// detection finds its own (nil for images).
-    private func sharedFeatures(_ gray: Image) -> (forImages: FeatureSet?, forTracking: FeatureSet?) {
+    private typealias SharedFeatures = (forImages: FeatureSet?, forTracking: FeatureSet?)
+
+    private func sharedFeatures(_ gray: Image) -> SharedFeatures {
         guard let tracker else { return (nil, nil) }
         let trackerOptions = tracker.options.relocalization.features
         guard let imageTracker,
