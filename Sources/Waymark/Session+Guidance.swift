@@ -22,8 +22,8 @@ extension Session {
             signals.turnRate = change.rotationDegrees / step
         }
         let surfaces = planes.anchors.map(\.surface.alignment)
-        signals.horizontalSurfaces = surfaces.filter { $0 == .horizontalUp || $0 == .horizontalDown }.count
-        signals.verticalSurfaces = surfaces.filter { $0 == .vertical }.count
+        signals.horizontalSurfaces = surfaces.filter(SurfaceKinds.horizontal.includes).count
+        signals.verticalSurfaces = surfaces.filter(SurfaceKinds.vertical.includes).count
         signals.images = zip(seen, regionSharpness).map { detection, sharpness in
             let sharpest = max(sharpestSeen[detection.name] ?? 0, sharpness)
             sharpestSeen[detection.name] = sharpest
@@ -55,7 +55,8 @@ extension Session {
     /// reference image anchored; nil when it is in view (or there is none).
     private func offscreenTarget(seenFrom pose: RigidTransform) -> (name: String, direction: OffscreenDirection)? {
         guard let intrinsics = input.intrinsics else { return nil }
-        let placed = anchors.filter { $0.kind == .named }.max { $0.id < $1.id }
+        // Not `anchors`: building every plane anchor each frame for this would be waste.
+        let placed = (loadedAnchors.filter { $0.kind == .named } + placedAnchors).max { $0.id < $1.id }
         guard let target = placed ?? imageAnchors.last else { return nil }
         // An image anchor's origin is the picture's corner; its centre is half its size away.
         let centre = target.kind == .image ? SIMD3(target.extent.x / 2, target.extent.y / 2, 0) : SIMD3<Double>()

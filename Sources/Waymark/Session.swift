@@ -18,7 +18,7 @@ public final class Session {
     private var coach: Coach
     let meter = FrameMeter()
     /// Anchors of a loaded map: restored as stored when the camera is found in its world.
-    private var loadedAnchors: [WorldAnchor]
+    private(set) var loadedAnchors: [WorldAnchor]
     /// Reference images this session placed in the world (the first pose they were seen at).
     private(set) var imageAnchors: [WorldAnchor] = []
     /// Physical width and height, metres, of the references that have a physical width.
@@ -70,7 +70,12 @@ public final class Session {
 
     /// Every anchor of the session, in the world.
     public var anchors: [WorldAnchor] {
-        loadedAnchors + imageAnchors + planes.anchors.map(WorldAnchor.init(plane:)) + planes.objects.compactMap { object in
+        loadedAnchors + imageAnchors + planes.anchors.map(WorldAnchor.init(plane:)) + placedAnchors
+    }
+
+    /// The named anchors of objects placed in this session.
+    var placedAnchors: [WorldAnchor] {
+        planes.objects.compactMap { object in
             namedAnchorIDs[object.id].map { WorldAnchor(named: object, id: $0, on: object.anchorID.flatMap(planes.anchor(id:))) }
         }
     }
@@ -158,19 +163,17 @@ public final class Session {
                            signals: signals, coaching: coaching)
     }
 
+    private typealias SharedFeatures = (forImages: FeatureSet?, forTracking: FeatureSet?)
+
     /// The frame's features for tracking (nil without a tracker), detected once and shared with
     /// image detection when both ask for the same features (the defaults do); else image
     /// detection finds its own (nil for images).
-    private typealias SharedFeatures = (forImages: FeatureSet?, forTracking: FeatureSet?)
-
     private func sharedFeatures(_ gray: Image) -> SharedFeatures {
         guard let tracker else { return (nil, nil) }
-        let trackerOptions = tracker.options.relocalization.features
-        guard let imageTracker,
-            imageTracker.detector.frameFeatureOptions(width: gray.width, height: gray.height) == trackerOptions
-        else { return (nil, FeatureSet(detectingIn: gray, options: trackerOptions)) }
-        let features = FeatureSet(detectingIn: gray, options: trackerOptions)
-        return (features, features)
+        let options = tracker.options.relocalization.features
+        let features = FeatureSet(detectingIn: gray, options: options)
+        let shared = imageTracker?.detector.frameFeatureOptions(width: gray.width, height: gray.height) == options
+        return (shared ? features : nil, features)
     }
 
     private struct Surfaces {

@@ -12,6 +12,11 @@ public struct Intrinsics: Equatable, Sendable, Codable {
         self.cy = cy
     }
 
+    /// Where a point in camera coordinates (z forward, z > 0) lands in the image, in pixels.
+    public func project(_ p: SIMD3<Double>) -> Point2 {
+        Point2(fx * p.x / p.z + cx, fy * p.y / p.z + cy)
+    }
+
     /// Parses "fx,fy,cx,cy".
     public init(parsing text: String) throws(WaymarkError) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {

@@ -24,8 +24,8 @@ public enum OffscreenDirection: String, Sendable {
             self = sideways ? (p.x < 0 ? .left : .right) : .behind
             return
         }
-        let u = intrinsics.fx * p.x / p.z + intrinsics.cx
-        let v = intrinsics.fy * p.y / p.z + intrinsics.cy
+        let pixel = intrinsics.project(p)
+        let (u, v) = (pixel.x, pixel.y)
         if u >= 0, u <= Double(width), v >= 0, v <= Double(height) { return nil }
         // Outside: the axis it is furthest out along, in view-sized units.
         let outU = u < 0 ? -u / Double(width) : max(0, u - Double(width)) / Double(width)

@@ -71,8 +71,6 @@ public struct ReferenceLibrary: Sendable {
         return active.isEmpty ? entries : entries.filter { $0.group.map(active.contains) ?? false }
     }
 
-    /// The entries searched in every frame when `groups` are active. More than 25 is an error
-    /// that names the limit.
     /// What a session searches: the active groups' entries (at most 25, else an error that
     /// names the limit), or with `autoSelect` every entry of those groups, a retrieval step
     /// choosing the 25 most likely per frame.
@@ -84,6 +82,8 @@ public struct ReferenceLibrary: Sendable {
         return (chosen, .retrieval(limit: min(Self.maxActiveImages, max(1, chosen.count))))
     }
 
+    /// The entries searched in every frame when `groups` are active. More than 25 is an error
+    /// that names the limit.
     public func activeEntries(groups active: Set<String>) throws(WaymarkError) -> [ReferenceEntry] {
         let chosen = try entries(inGroups: active)
         guard chosen.count <= Self.maxActiveImages else {

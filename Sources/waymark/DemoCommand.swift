@@ -36,6 +36,7 @@ enum DemoCommand: Command {
         let output = URL(fileURLWithPath: try arguments.value("--output") ?? "out/demo")
         let size = try self.size(arguments)
         let fps = try arguments.framesPerSecond(default: 10)
+        let coaching = try arguments.coaching(defaultGoal: .anySurface)
         guard let posters = Walkthrough.debianPosterFolder else {
             throw WaymarkError(.missingInput, "the sample needs Debian's opencv-doc images (make setup installs opencv-doc)")
         }
@@ -60,16 +61,16 @@ enum DemoCommand: Command {
         }
         let path = { (name: String) in output.appendingPathComponent(name).path }
         var process = [
-            sequence.path, "--references", sequence.appendingPathComponent("references.json").path,
+            "--references", sequence.appendingPathComponent("references.json").path,
             "--output", path("results.jsonl"), "--annotate", path("annotated.mp4"), "--report", path("report.html"),
             "--save-map", path("world.waymap"),
             "--place", "lamp:\(Int(3 * fps)):\(size.width / 2),\(size.height * 4 / 5)",
         ]
-        if let language = try arguments.value("--language") { process += ["--language", language] }
         if quiet { process.append("--quiet") }
         let status = try SequenceProcessing.run(
-            sequence.path, arguments: try Arguments(Array(process.dropFirst()), valueOptions: ProcessCommand.valueOptions,
-                                                    flagOptions: ProcessCommand.flagOptions))
+            sequence.path, arguments: try Arguments(process, valueOptions: ProcessCommand.valueOptions,
+                                                    flagOptions: ProcessCommand.flagOptions),
+            coaching: coaching)
         if !quiet, status == .ok {
             Console.write("""
                 waymark demo: done.

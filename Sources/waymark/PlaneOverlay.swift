@@ -30,11 +30,7 @@ struct PlaneOverlay {
         }
         let image = Image(width: depth.width, height: depth.height, channels: 3, pixels: pixels)
         for (index, plane) in detection.planes.enumerated() {
-            let outline = plane.boundaryPoints.filter { $0.z > 0 }.map { (p: SIMD3<Double>) -> Point2 in
-                let x: Double = intrinsics.fx * p.x / p.z + intrinsics.cx
-                let y: Double = intrinsics.fy * p.y / p.z + intrinsics.cy
-                return Point2(x, y)
-            }
+            let outline = plane.boundaryPoints.filter { $0.z > 0 }.map(intrinsics.project)
             image.drawPolygon(outline, color: colors[index % colors.count])
         }
         try image.write(to: "\(directory)/\(stem).png")

@@ -81,8 +81,10 @@ enum ProcessCommand: Command {
             throw WaymarkError(.usage, "process needs exactly one VIDEO, image FOLDER or SEQUENCE; see --help")
         }
         let input = arguments.positionals[0]
-        _ = try arguments.coaching(defaultGoal: .image)  // a bad --language or --goal, before any file is read
-        if RGBDSequence.isSequence(input) { return try SequenceProcessing.run(input, arguments: arguments) }
+        // Parsed first: a bad --language or --goal is refused before any file is read.
+        let isSequence = RGBDSequence.isSequence(input)
+        let coaching = try arguments.coaching(defaultGoal: isSequence ? .anySurface : .image)
+        if isSequence { return try SequenceProcessing.run(input, arguments: arguments, coaching: coaching) }
         let quiet = arguments.flag("--quiet")
         let intrinsics = try arguments.intrinsics()
         let loaded = try loadReferences(arguments, quiet: quiet)
@@ -92,7 +94,6 @@ enum ProcessCommand: Command {
             : try VideoReader(path: input)
         let output = try arguments.value("--output")
         let sink = try RecordSink(path: output)
-        let coaching = try arguments.coaching(defaultGoal: .image)
         let report = try arguments.value("--report").map { (path: String) throws(WaymarkError) in
             try RunReport(path: path, input: input, coaching: coaching)
         }

@@ -5,7 +5,7 @@ import Waymark
 /// tracked in a world that survives interruptions (a Session); its planes become world
 /// anchors; with --references the colour frames are searched too.
 enum SequenceProcessing {
-    static func run(_ input: String, arguments: Arguments) throws(WaymarkError) -> ExitCode {
+    static func run(_ input: String, arguments: Arguments, coaching: CoachingOptions) throws(WaymarkError) -> ExitCode {
         let quiet = arguments.flag("--quiet")
         let sequence = try RGBDSequence(folder: input, framesPerSecond: try arguments.framesPerSecond())
         let (intrinsics, scale) = try camera(arguments, sequence: sequence, input: input)
@@ -14,7 +14,7 @@ enum SequenceProcessing {
         let placements = try self.placements(arguments, frameCount: sequence.frames.count)
         let loaded = try arguments.value("--references") == nil ? nil : try loadReferences(arguments, quiet: quiet)
         let session = try makeSession(arguments, sequence: sequence, intrinsics: intrinsics, poses: recorded.source,
-                                      loaded: loaded, objectToPlace: placements.first?.name)
+                                      loaded: loaded, coaching: coaching, objectToPlace: placements.first?.name)
         let savePath = try arguments.value("--save-map")
         let report = try arguments.value("--report").map { (path: String) throws(WaymarkError) in
             try RunReport(path: path, input: input, coaching: session.configuration.coaching)
@@ -143,7 +143,8 @@ enum SequenceProcessing {
     static func makeSession(_ arguments: Arguments, sequence: RGBDSequence, intrinsics: Intrinsics,
                             poses: RecordedPoses.Source,
                             loaded: (references: [ReferenceImage], options: ImageDetectorOptions)? = nil,
-                            objectToPlace: String? = nil) throws(WaymarkError) -> Session
+                            coaching: CoachingOptions = CoachingOptions(), objectToPlace: String? = nil)
+        throws(WaymarkError) -> Session
     {
         var configuration = SessionConfiguration()
         if !sequence.frames.allSatisfy({ $0.colorPath != nil }) { configuration.tracking.odometry = .icp }
@@ -163,7 +164,7 @@ enum SequenceProcessing {
             configuration.references = loaded.references
             configuration.imageTracking.detector = loaded.options
         }
-        configuration.coaching = try arguments.coaching(defaultGoal: .anySurface)
+        configuration.coaching = coaching
         configuration.objectToPlace = objectToPlace
         let size = try sequenceSize(sequence)
         return try Session(configuration: configuration, input: SessionInput(

@@ -56,8 +56,8 @@ final class SessionAnnotation {
     }
 
     private func project(_ p: SIMD3<Double>) -> Point2? {
-        guard let k = intrinsics, p.z > 0.05 else { return nil }
-        return Point2(k.fx * p.x / p.z + k.cx, k.fy * p.y / p.z + k.cy)
+        guard let intrinsics, p.z > 0.05 else { return nil }
+        return intrinsics.project(p)
     }
 
     /// Where the centre of the view meets an established surface: a 20 cm square lying on it;
