@@ -135,6 +135,50 @@ import WaymarkVision
         #expect(exact.count > 100)
     }
 
+    /// Exact search against a plain nearest-neighbour loop over random descriptors, in sets whose
+    /// sizes are not multiples of the eight the matcher compares at once.
+    @Test func exactSearchAgreesWithABruteForceLoop() {
+        var generator = SeededGenerator(seed: 7)
+        func randomSet(_ count: Int) -> (set: FeatureSet, bytes: [UInt8]) {
+            let bytes = (0..<(count * FeatureSet.descriptorBytes)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let keypoints = (0..<count).map { Keypoint(location: Point2(Double($0), 0), size: 31, angle: 0, response: 1, octave: 0) }
+            return (FeatureSet(keypoints: keypoints, descriptors: bytes), bytes)
+        }
+        let sets = [randomSet(37), randomSet(101), randomSet(5)]
+        // Queries near training descriptors (a few bits flipped) so that many pass the ratio test.
+        var queryBytes: [UInt8] = []
+        for q in 0..<60 {
+            let (s, i) = (q % 3, q % [37, 101, 5][q % 3])
+            var d = Array(sets[s].bytes[(i * 32)..<((i + 1) * 32)])
+            for _ in 0..<(q % 40) { d[Int.random(in: 0..<32, using: &generator)] ^= 1 << UInt8.random(in: 0..<8, using: &generator) }
+            queryBytes += d
+        }
+        let query = FeatureSet(
+            keypoints: (0..<60).map { _ in Keypoint(location: Point2(0, 0), size: 31, angle: 0, response: 1, octave: 0) },
+            descriptors: queryBytes)
+        func distance(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Int {
+            zip(a, b).reduce(0) { $0 + ($1.0 ^ $1.1).nonzeroBitCount }
+        }
+        for enabled in [nil, [true, false, true]] as [[Bool]?] {
+            var expected: [[Int]] = []
+            for q in 0..<60 {
+                let qd = queryBytes[(q * 32)..<((q + 1) * 32)]
+                var candidates: [(distance: Int, set: Int, train: Int)] = []
+                for (s, set) in sets.enumerated() where enabled?[s] ?? true {
+                    for i in 0..<(set.bytes.count / 32) { candidates.append((distance(qd, set.bytes[(i * 32)..<((i + 1) * 32)]), s, i)) }
+                }
+                candidates.sort { $0.distance < $1.distance }
+                let (best, second) = (candidates[0], candidates[1])
+                guard best.distance <= 100, Float(best.distance) < Float(0.8) * Float(second.distance) else { continue }
+                expected.append([q, best.set, best.train, best.distance, second.distance])
+            }
+            let index = DescriptorIndex(sets: sets.map(\.set), search: .exact)
+            let found = index.match(query, ratio: 0.8, maxDistance: 100, enabled: enabled)
+            #expect(found.map { [$0.query, $0.set, $0.train, $0.distance, $0.secondDistance] } == expected)
+            #expect(expected.count > 20)
+        }
+    }
+
     @Test func disabledSetsAreNeverMatched() throws {
         let a = FeatureSet(detectingIn: try syntheticTexture(seed: 1))
         let b = FeatureSet(detectingIn: try syntheticTexture(seed: 2))

@@ -30,6 +30,28 @@ inline int hamming(const Descriptor &a, const Descriptor &b) {
 
 void require_popcount();
 
+// Eight descriptors, word-major (words[w][lane]): one 512-bit register holds word w of all
+// eight, so their eight distances to a query take four XORs and four population counts.
+struct alignas(64) DescriptorBlock {
+    static constexpr uint32_t kLanes = 8;
+    uint64_t words[4][kLanes];
+
+    Descriptor get(uint32_t lane) const {
+        return {{words[0][lane], words[1][lane], words[2][lane], words[3][lane]}};
+    }
+    void set(uint32_t lane, const Descriptor &d) {
+        for (int w = 0; w < 4; ++w) words[w][lane] = d.words[w];
+    }
+};
+
+// Writes the Hamming distances from `q` to the eight descriptors of `block` (by the widest
+// instructions the processor has).
+using BlockDistances = void (*)(const DescriptorBlock &block, const Descriptor &q, int32_t *out);
+extern const BlockDistances block_distances;
+
+// Whether the processor counts bits in 512-bit registers (AVX-512 F + VPOPCNTDQ).
+bool has_wide_popcount();
+
 } // namespace cs
 
 struct cs_features {

@@ -103,6 +103,23 @@ VocabularyTree::VocabularyTree(const std::vector<Descriptor> &descriptors, int b
     uint32_t first = build(descriptors, members, 0, state);
     nodes_[0].first_child = first;
     if (first == 0) nodes_[0].leaf = uint32_t(leaf_count_++);
+    blocks_per_group_ = (uint32_t(branching_) + DescriptorBlock::kLanes - 1) / DescriptorBlock::kLanes;
+    size_t groups = (nodes_.size() - 1) / size_t(branching_);
+    child_blocks_.assign(groups * blocks_per_group_, DescriptorBlock{});
+    group_sizes_.assign(groups, 0);
+    for (size_t node = 1; node < nodes_.size(); ++node) {
+        size_t group = (node - 1) / size_t(branching_), c = (node - 1) % size_t(branching_);
+        child_blocks_[group * blocks_per_group_ + c / DescriptorBlock::kLanes].set(uint32_t(c % DescriptorBlock::kLanes),
+                                                                                   nodes_[node].centre);
+        if (!nodes_[node].padding) ++group_sizes_[group];
+    }
+}
+
+uint32_t VocabularyTree::child_distances(const Descriptor &d, uint32_t first, int32_t *out) const {
+    size_t group = (first - 1) / uint32_t(branching_);
+    const DescriptorBlock *blocks = child_blocks_.data() + group * blocks_per_group_;
+    for (uint32_t b = 0; b < blocks_per_group_; ++b) block_distances(blocks[b], d, out + b * DescriptorBlock::kLanes);
+    return group_sizes_[group];
 }
 
 // Adds the children of a node whose members are given; returns the first child's index,
@@ -131,35 +148,30 @@ uint32_t VocabularyTree::build(const std::vector<Descriptor> &all, std::vector<u
     return first;
 }
 
-CS_POPCOUNT
 uint32_t VocabularyTree::leaf(const Descriptor &d) const {
+    int32_t distances[kMaxBranching];
     uint32_t node = 0;
     while (nodes_[node].first_child != 0) {
         uint32_t first = nodes_[node].first_child;
-        uint32_t best = first;
-        int best_distance = INT_MAX;
-        for (uint32_t c = first; c < first + uint32_t(branching_) && !nodes_[c].padding; ++c) {
-            int distance = hamming(d, nodes_[c].centre);
-            if (distance < best_distance) {
-                best_distance = distance;
-                best = c;
-            }
-        }
-        node = best;
+        uint32_t count = child_distances(d, first, distances);
+        uint32_t best = 0;
+        for (uint32_t c = 1; c < count; ++c)
+            if (distances[c] < distances[best]) best = c;
+        node = first + best;
     }
     return nodes_[node].leaf;
 }
 
-CS_POPCOUNT
 size_t VocabularyTree::leaves(const Descriptor &d, uint32_t *out, size_t max_leaves) const {
-    // Branches not taken, nearest first, in a small fixed list (no allocation per query).
-    constexpr size_t kAlternatives = 16;
-    std::pair<int, uint32_t> alternatives[kAlternatives];
+    // Branches not taken, nearest first, in a small fixed list (no allocation per query). With
+    // r leaves still to write after the current descent, only the r nearest alternatives can
+    // ever be visited, so the list keeps no more.
+    std::pair<int, uint32_t> alternatives[kMaxBranching];
     size_t alternative_count = 0;
-    auto remember = [&](int distance, uint32_t node) {
+    auto remember = [&](int distance, uint32_t node, size_t capacity) {
         size_t i = alternative_count;
-        if (i == kAlternatives) {
-            if (distance >= alternatives[i - 1].first) return;
+        if (i == capacity) {
+            if (capacity == 0 || distance >= alternatives[i - 1].first) return;
             --i;
         } else {
             ++alternative_count;
@@ -170,20 +182,20 @@ size_t VocabularyTree::leaves(const Descriptor &d, uint32_t *out, size_t max_lea
         }
         alternatives[i] = {distance, node};
     };
-    int distances[kMaxBranching];
+    max_leaves = std::min<size_t>(max_leaves, kMaxBranching);
+    int32_t distances[kMaxBranching];
     size_t written = 0;
     uint32_t node = 0;
     while (written < max_leaves) {
+        const size_t capacity = max_leaves - written - 1;
         while (nodes_[node].first_child != 0) {
             uint32_t first = nodes_[node].first_child;
-            uint32_t count = 0;
+            uint32_t count = child_distances(d, first, distances);
             uint32_t best = 0;
-            for (; count < uint32_t(branching_) && !nodes_[first + count].padding; ++count) {
-                distances[count] = hamming(d, nodes_[first + count].centre);
-                if (distances[count] < distances[best]) best = count;
-            }
+            for (uint32_t c = 1; c < count; ++c)
+                if (distances[c] < distances[best]) best = c;
             for (uint32_t c = 0; c < count; ++c)
-                if (c != best) remember(distances[c], first + c);
+                if (c != best) remember(distances[c], first + c, capacity);
             node = first + best;
         }
         out[written++] = nodes_[node].leaf;
