@@ -25,10 +25,13 @@ struct CLI {
         }
     }
 
-    static func run(_ arguments: [String]) throws -> Result {
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -84,6 +87,25 @@ struct CLI {
         #expect(first["pose"] == nil)
         #expect((lines[1]["detections"] as? [Any])?.isEmpty == true)
         #expect(lines[2]["error"] is String)
+    }
+
+    /// The matcher compares eight descriptors at a time with AVX-512 where the processor has it;
+    /// its scalar path must find exactly the same (on a machine without AVX-512 both runs take it).
+    @Test func scalarMatchingGivesTheSameDetections() throws {
+        guard let bark = SharedDatasets.path("oxford_affine/bark"), let graf = SharedDatasets.path("oxford_affine/graf")
+        else { return print("skipped: \(SharedDatasets.absentMessage)") }
+        let scratch = try Scratch()
+        for (name, folder) in [("bark", bark), ("graf", graf)] {
+            try FileManager.default.createSymbolicLink(atPath: scratch.path("\(name).png"), withDestinationPath: "\(folder)/img1.png")
+        }
+        let arguments = ["detect", "--references", scratch.url.path]
+            + (2...6).flatMap { ["\(bark)/img\($0).png", "\(graf)/img\($0).png"] }
+        let wide = try CLI.run(arguments)
+        let scalar = try CLI.run(arguments, environment: ["WAYMARK_NO_AVX512": "1"])
+        #expect(wide.status == 0 && scalar.status == 0)
+        #expect(scalar.stdout == wide.stdout)
+        let found = wide.lines.filter { ($0["detections"] as? [Any])?.isEmpty == false }.count
+        #expect(found >= 9, "\(found) of 10 frames with a detection")
     }
 
     @Test func poseAppearsWithIntrinsicsAndPhysicalWidth() throws {

@@ -49,7 +49,8 @@ struct alignas(64) DescriptorBlock {
 using BlockDistances = void (*)(const DescriptorBlock &block, const Descriptor &q, int32_t *out);
 extern const BlockDistances block_distances;
 
-// Whether the processor counts bits in 512-bit registers (AVX-512 F + VPOPCNTDQ).
+// Whether the processor counts bits in 512-bit registers (AVX-512 F + VPOPCNTDQ) and the
+// environment does not set WAYMARK_NO_AVX512.
 bool has_wide_popcount();
 
 } // namespace cs

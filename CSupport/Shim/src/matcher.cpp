@@ -119,17 +119,15 @@ struct alignas(64) LaneNearest {
     }
 };
 
+// One descriptor at a time, keeping everything in lane 0 (the other lanes stay empty).
 CS_POPCOUNT
-void scan_leaf_scalar(const Buckets &b, const cs::Descriptor &q, uint32_t leaf, LaneNearest &n) {
-    for (uint32_t slot = b.start[leaf], end = b.end[leaf]; slot < end; ++slot) {
-        const uint32_t lane = slot % kLanes;
-        const int64_t d = cs::hamming(q, b.at(slot));
-        n.second[lane] = std::min(n.second[lane], std::max(n.best[lane], d));
-        if (d < n.best[lane]) {
-            n.best[lane] = d;
-            n.slot[lane] = slot;
-        }
-    }
+void scan_leaf_scalar(const Buckets &b, const cs::Descriptor &q, uint32_t leaf, LaneNearest &lanes) {
+    Nearest n{int32_t(lanes.slot[0]), int(lanes.best[0]), int(lanes.second[0])};
+    for (uint32_t slot = b.start[leaf], end = b.end[leaf]; slot < end; ++slot)
+        n.offer(cs::hamming(q, b.at(slot)), int32_t(slot));
+    lanes.best[0] = n.distance;
+    lanes.second[0] = n.second;
+    lanes.slot[0] = n.best;
 }
 
 #if defined(__x86_64__)
