@@ -1,5 +1,7 @@
 #include "barrier.hpp"
 
+#include <cmath>
+
 #include "lazy_io.hpp"
 
 #include <opencv2/imgcodecs.hpp>
@@ -124,11 +126,35 @@ cs_status cs_image_match_brightness(const cs_image *image, double mean, double s
         require_image(image);
         cs::require(out != nullptr && image->mat.type() == CV_8UC1, "cs_image_match_brightness: needs a gray image");
         cs::require(standard_deviation >= 0, "cs_image_match_brightness: negative standard deviation");
-        cv::Mat valid = image->mat > 0;
-        cv::Scalar m, d;
-        cv::meanStdDev(image->mat, m, d, valid);
-        double gain = d[0] > 1e-6 ? standard_deviation / d[0] : 1.0;
-        image->mat.convertTo(out->mat, CV_8U, gain, mean - gain * m[0]);
+        // One pass for a histogram of the non-zero pixels, one table lookup per pixel: several
+        // times cheaper than a masked meanStdDev and a float conversion, on every alignment.
+        // Four interleaved counts, so that runs of equal pixels do not wait on one counter.
+        uint32_t counts[4][256] = {};
+        for (int y = 0; y < image->mat.rows; ++y) {
+            const uint8_t *row = image->mat.ptr<uint8_t>(y);
+            int x = 0;
+            for (; x + 4 <= image->mat.cols; x += 4) {
+                ++counts[0][row[x]];
+                ++counts[1][row[x + 1]];
+                ++counts[2][row[x + 2]];
+                ++counts[3][row[x + 3]];
+            }
+            for (; x < image->mat.cols; ++x) ++counts[0][row[x]];
+        }
+        double histogram[256];
+        for (int v = 0; v < 256; ++v) histogram[v] = double(counts[0][v]) + counts[1][v] + counts[2][v] + counts[3][v];
+        double n = 0, sum = 0, squares = 0;
+        for (int v = 1; v < 256; ++v) {
+            n += histogram[v];
+            sum += histogram[v] * v;
+            squares += histogram[v] * v * v;
+        }
+        double m = n > 0 ? sum / n : 0;
+        double d = n > 0 ? std::sqrt(std::max(0.0, squares / n - m * m)) : 0;
+        double gain = d > 1e-6 ? standard_deviation / d : 1.0;
+        cv::Mat table(1, 256, CV_8U);
+        for (int v = 0; v < 256; ++v) table.at<uint8_t>(v) = cv::saturate_cast<uint8_t>(gain * v + mean - gain * m);
+        cv::LUT(image->mat, table, out->mat);
     });
 }
 
