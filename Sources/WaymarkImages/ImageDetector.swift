@@ -38,6 +38,7 @@ public final class ImageDetector {
     public let references: [ReferenceImage]
     public let options: ImageDetectorOptions
     private let index: DescriptorIndex
+    private let coarseIndex: DescriptorIndex
     private let alignment = HomographyAlignment()
     /// Following starts from a close prediction, so one alignment pass suffices.
     private let followingAlignment: HomographyAlignment = {
@@ -62,6 +63,7 @@ public final class ImageDetector {
             retrieval = references.isEmpty ? nil : ReferenceRetrieval(references: references, seed: options.seed)
         }
         index = DescriptorIndex(sets: references.map(\.features), seed: options.seed)
+        coarseIndex = DescriptorIndex(sets: references.map(\.coarseFeatures), seed: options.seed)
     }
 
     /// The features searched for in a `width`×`height` frame: `options.frameFeatures`, their
@@ -89,16 +91,37 @@ public final class ImageDetector {
             for r in retrieval.rank(features, limit: limit) where !skipping.contains(r) { chosen[r] = true }
             enabled = chosen
         }
-        var byReference = [[FeatureMatch]](repeating: [], count: references.count)
-        for match in index.match(features, ratio: options.ratio, maxDistance: options.maxDescriptorDistance, enabled: enabled)
-        where !skipping.contains(match.set) {
-            byReference[match.set].append(match)
+        var detections = locate(
+            index.match(features, ratio: options.ratio, maxDistance: options.maxDescriptorDistance, enabled: enabled),
+            at: \.featureLocations, frameLocations: locations, in: gray, skipping: skipping, intrinsics: intrinsics)
+        // A reference far smaller in the frame than its own pyramid reaches is only found by its
+        // coarse features; they are matched on their own, so that they never crowd the ratio
+        // test of the others.
+        var searched = skipping.union(detections.map(\.reference))
+        if let enabled { searched.formUnion(enabled.indices.filter { !enabled[$0] }) }
+        if searched.count < references.count {
+            detections += locate(
+                coarseIndex.match(features, ratio: options.ratio, maxDistance: options.maxDescriptorDistance, enabled: enabled),
+                at: \.coarseFeatureLocations, frameLocations: locations, in: gray, skipping: searched,
+                intrinsics: intrinsics)
         }
+        return detections.sorted { $0.confidence > $1.confidence }
+    }
+
+    /// The references that `matches` (frame features → one of `references`' sets, whose
+    /// locations `at` gives) locate in `gray`, verified by alignment.
+    private func locate(
+        _ matches: [FeatureMatch], at trainLocations: KeyPath<ReferenceImage, [Point2]>, frameLocations: [Point2],
+        in gray: Image, skipping: Set<Int>, intrinsics: Intrinsics?
+    ) -> [ImageDetection] {
+        var byReference = [[FeatureMatch]](repeating: [], count: references.count)
+        for match in matches where !skipping.contains(match.set) { byReference[match.set].append(match) }
         var detections: [ImageDetection] = []
         for (r, matches) in byReference.enumerated() where matches.count >= options.minMatches {
             let reference = references[r]
-            let source = matches.map { reference.featureLocations[$0.train] }
-            let destination = matches.map { locations[$0.query] }
+            let locations = reference[keyPath: trainLocations]
+            let source = matches.map { locations[$0.train] }
+            let destination = matches.map { frameLocations[$0.query] }
             var o = HomographyEstimationOptions()
             o.threshold = options.threshold
             o.seed = options.seed
@@ -112,7 +135,7 @@ public final class ImageDetector {
             detections.append(
                 makeDetection(r, .detected, refined, featureInliers: estimate.inlierCount, intrinsics: intrinsics))
         }
-        return detections.sorted { $0.confidence > $1.confidence }
+        return detections
     }
 
     /// Re-aligns a reference near a predicted homography (for following it through video).

@@ -13,6 +13,10 @@ public final class ReferenceImage {
     /// The features found at the image's own scale (what a person would call its details).
     public let baseFeatures: FeatureSet
     let featureLocations: [Point2]
+    /// Features of a small copy, at scales coarser than any level of `features` reaches: for
+    /// frames where the reference is tiny. Searched only when `features` find nothing.
+    public let coarseFeatures: FeatureSet
+    let coarseFeatureLocations: [Point2]
     /// Alignment templates from fine to coarse.
     let templates: [AlignmentTemplate]
 
@@ -26,6 +30,9 @@ public final class ReferenceImage {
         /// Scales of the enlarged copies whose finest four pyramid levels (1.2⁴ ≈ 2: exactly
         /// the scales the others lack) add detail features.
         public var detailScales: [Double] = [2]
+        /// Scale of the copy whose pyramid levels from `coarseFirstOctave` on make the coarse set.
+        public var coarseScale = 0.3
+        public var coarseFirstOctave = 1
         /// Simulated oblique views (the reference squeezed by `obliqueTilt` across each of these
         /// directions, degrees), described too, so that strongly slanted posters still match.
         public var obliqueAngles: [Double] = [0, 45, 90, 135]
@@ -54,7 +61,7 @@ public final class ReferenceImage {
         width = gray.width
         height = gray.height
         let scale = min(1, Double(options.featureSide) / Double(max(width, height)))
-        let base = Self.features(of: gray, scale: scale, options: options.features, finestOctaves: nil)
+        let base = Self.features(of: gray, scale: scale, options: options.features, octaves: 0..<Int.max)
         // A frame that zooms in shows the reference's details larger than any level of the
         // frame's pyramid reaches, so details are also described from enlarged copies: only
         // their finest levels, which the first set does not cover.
@@ -62,7 +69,7 @@ public final class ReferenceImage {
         var keypoints = base.keypoints
         var descriptors = base.descriptors
         for factor in options.detailScales {
-            let detail = Self.features(of: gray, scale: factor * scale, options: options.features, finestOctaves: 4)
+            let detail = Self.features(of: gray, scale: factor * scale, options: options.features, octaves: 0..<4)
             keypoints += detail.keypoints
             descriptors += detail.descriptors
         }
@@ -74,6 +81,10 @@ public final class ReferenceImage {
         }
         features = FeatureSet(keypoints: keypoints, descriptors: descriptors)
         featureLocations = keypoints.map(\.location)
+        let coarse = Self.features(of: gray, scale: options.coarseScale * scale, options: options.features,
+                                   octaves: options.coarseFirstOctave..<Int.max)
+        coarseFeatures = FeatureSet(keypoints: coarse.keypoints, descriptors: coarse.descriptors)
+        coarseFeatureLocations = coarse.keypoints.map(\.location)
         var templates: [AlignmentTemplate] = []
         var side = options.templateSide
         for _ in 0..<options.templateLevels {
@@ -90,9 +101,9 @@ public final class ReferenceImage {
         self.templates = templates
     }
 
-    /// Features of `gray` resized by `scale`, in the original's pixels; with `finestOctaves`,
-    /// only those found on the finest pyramid levels.
-    private static func features(of gray: Image, scale: Double, options: FeatureOptions, finestOctaves: Int?)
+    /// Features of `gray` resized by `scale`, in the original's pixels: those found on the
+    /// pyramid levels `octaves`.
+    private static func features(of gray: Image, scale: Double, options: FeatureOptions, octaves: Range<Int>)
         -> (keypoints: [Keypoint], descriptors: [UInt8])
     {
         let w = scaled(gray.width, scale)
@@ -102,7 +113,7 @@ public final class ReferenceImage {
         let sx = Double(gray.width) / Double(w)
         let sy = Double(gray.height) / Double(h)
         return collect(found) { keypoint in
-            guard keypoint.octave < (finestOctaves ?? Int.max) else { return nil }
+            guard octaves.contains(keypoint.octave) else { return nil }
             var k = keypoint
             k.location = Point2(k.location.x * sx, k.location.y * sy)
             k.size *= sx
