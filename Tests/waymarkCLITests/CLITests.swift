@@ -89,9 +89,10 @@ struct CLI {
         #expect(lines[2]["error"] is String)
     }
 
-    /// The matcher compares eight descriptors at a time with AVX-512 where the processor has it;
-    /// its scalar path must find exactly the same (on a machine without AVX-512 both runs take it).
-    @Test func scalarMatchingGivesTheSameDetections() throws {
+    /// The matcher compares descriptors with AVX-512, AVX2 or one at a time, whichever the
+    /// processor has; each must find exactly the same (one the processor lacks runs the widest).
+    @Test(arguments: ["avx2", "scalar"])
+    func everyMatchingKernelGivesTheSameDetections(_ kernel: String) throws {
         guard let bark = SharedDatasets.path("oxford_affine/bark"), let graf = SharedDatasets.path("oxford_affine/graf")
         else { return print("skipped: \(SharedDatasets.absentMessage)") }
         let scratch = try Scratch()
@@ -100,11 +101,11 @@ struct CLI {
         }
         let arguments = ["detect", "--references", scratch.url.path]
             + (2...6).flatMap { ["\(bark)/img\($0).png", "\(graf)/img\($0).png"] }
-        let wide = try CLI.run(arguments)
-        let scalar = try CLI.run(arguments, environment: ["WAYMARK_NO_AVX512": "1"])
-        #expect(wide.status == 0 && scalar.status == 0)
-        #expect(scalar.stdout == wide.stdout)
-        let found = wide.lines.filter { ($0["detections"] as? [Any])?.isEmpty == false }.count
+        let widest = try CLI.run(arguments)
+        let other = try CLI.run(arguments, environment: ["WAYMARK_DESCRIPTOR_KERNEL": kernel])
+        #expect(widest.status == 0 && other.status == 0)
+        #expect(other.stdout == widest.stdout)
+        let found = widest.lines.filter { ($0["detections"] as? [Any])?.isEmpty == false }.count
         #expect(found >= 9, "\(found) of 10 frames with a detection")
     }
 

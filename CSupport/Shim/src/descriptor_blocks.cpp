@@ -1,11 +1,8 @@
-// Distances to blocks of eight descriptors, with AVX-512 where the processor has it.
+// Distances to blocks of eight descriptors by the widest instructions the processor has.
 #include "descriptors.hpp"
 
 #include <cstdlib>
-
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
+#include <cstring>
 
 namespace cs {
 
@@ -19,31 +16,51 @@ void block_distances_scalar(const DescriptorBlock &block, const Descriptor &q, i
 #if defined(__x86_64__)
 __attribute__((target("avx512f,avx512vpopcntdq")))
 void block_distances_avx512(const DescriptorBlock &block, const Descriptor &q, int32_t *out) {
-    __m512i d = _mm512_setzero_si512();
-    for (int w = 0; w < 4; ++w)
-        d = _mm512_add_epi64(d, _mm512_popcnt_epi64(_mm512_xor_si512(_mm512_load_si512(block.words[w]),
-                                                                     _mm512_set1_epi64(int64_t(q.words[w])))));
-    _mm256_storeu_si256(reinterpret_cast<__m256i *>(out), _mm512_cvtepi64_epi32(d));
+    const __m512i words[4] = {_mm512_set1_epi64(int64_t(q.words[0])), _mm512_set1_epi64(int64_t(q.words[1])),
+                              _mm512_set1_epi64(int64_t(q.words[2])), _mm512_set1_epi64(int64_t(q.words[3]))};
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(out), _mm512_cvtepi64_epi32(distances_avx512(block, words)));
+}
+
+__attribute__((target("avx2")))
+void block_distances_avx2(const DescriptorBlock &block, const Descriptor &q, int32_t *out) {
+    const __m256i words[4] = {_mm256_set1_epi64x(int64_t(q.words[0])), _mm256_set1_epi64x(int64_t(q.words[1])),
+                              _mm256_set1_epi64x(int64_t(q.words[2])), _mm256_set1_epi64x(int64_t(q.words[3]))};
+    const __m256i in_lane_order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    __m256i d = _mm256_permutevar8x32_epi32(distances_avx2_interleaved(block, words), in_lane_order);
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(out), d);
 }
 #endif
+
+DescriptorKernel choose_kernel() {
+#if defined(__x86_64__)
+    const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq");
+    const bool avx2 = __builtin_cpu_supports("avx2");
+    const char *asked = std::getenv("WAYMARK_DESCRIPTOR_KERNEL");
+    if (asked && std::strcmp(asked, "scalar") == 0) return DescriptorKernel::scalar;
+    if (asked && std::strcmp(asked, "avx2") == 0 && avx2) return DescriptorKernel::avx2;
+    if (avx512) return DescriptorKernel::avx512;
+    if (avx2) return DescriptorKernel::avx2;
+#endif
+    return DescriptorKernel::scalar;
+}
+
+BlockDistances choose_block_distances() {
+    switch (descriptor_kernel()) {
+#if defined(__x86_64__)
+    case DescriptorKernel::avx512: return block_distances_avx512;
+    case DescriptorKernel::avx2: return block_distances_avx2;
+#endif
+    default: return block_distances_scalar;
+    }
+}
 
 } // namespace
 
-bool has_wide_popcount() {
-#if defined(__x86_64__)
-    // WAYMARK_NO_AVX512=1 takes the scalar path anyway (to compare the two; results are equal).
-    static const bool available = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq") &&
-                                  std::getenv("WAYMARK_NO_AVX512") == nullptr;
-    return available;
-#else
-    return false;
-#endif
+DescriptorKernel descriptor_kernel() {
+    static const DescriptorKernel kernel = choose_kernel();
+    return kernel;
 }
 
-const BlockDistances block_distances =
-#if defined(__x86_64__)
-    has_wide_popcount() ? block_distances_avx512 :
-#endif
-                        block_distances_scalar;
+const BlockDistances block_distances = choose_block_distances();
 
 } // namespace cs

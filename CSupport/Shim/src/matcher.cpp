@@ -1,6 +1,6 @@
 // Nearest-neighbour search of query descriptors among several training sets, either by
 // brute force or within the leaf buckets of a vocabulary tree trained on the training set;
-// eight descriptors at a time where the processor counts bits in 512-bit registers.
+// eight descriptors at a time with AVX-512 or AVX2 where the processor has them.
 #include "barrier.hpp"
 #include "descriptors.hpp"
 #include "vocabulary_tree.hpp"
@@ -8,10 +8,6 @@
 #include <algorithm>
 #include <climits>
 #include <memory>
-
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 namespace {
 
@@ -94,14 +90,15 @@ struct Nearest {
     }
 };
 
-// One query's nearest and second-nearest distance so far, kept per lane (slot modulo eight) so
-// that eight descriptors are compared at a time; the lanes are merged at the end. A tie for
-// nearest leaves the second equal to the nearest either way, so the ratio test sees the same
-// distances as a search one descriptor at a time.
-struct alignas(64) LaneNearest {
-    int64_t best[kLanes];
-    int64_t second[kLanes];
-    int64_t slot[kLanes];
+// One query's nearest and second-nearest distance so far, kept per lane (a share of the slots)
+// so that eight descriptors are compared at a time; the lanes are merged at the end. Any
+// split of the slots among lanes merges to the same nearest and second-nearest distance, and
+// a tie for nearest leaves the second equal to it, which no ratio test passes: every kernel
+// finds the same matches as a search one descriptor at a time.
+struct alignas(32) LaneNearest {
+    int32_t best[kLanes];
+    int32_t second[kLanes];
+    int32_t slot[kLanes];
 
     void reset() {
         std::fill(best, best + kLanes, INT_MAX);
@@ -112,8 +109,8 @@ struct alignas(64) LaneNearest {
     Nearest merged() const {
         Nearest n;
         for (uint32_t lane = 0; lane < kLanes; ++lane) {
-            n.offer(int(best[lane]), int32_t(slot[lane]));
-            n.offer(int(second[lane]), -1); // never below the nearest offered so far: only a second
+            n.offer(best[lane], slot[lane]);
+            n.offer(second[lane], -1); // never below the nearest offered so far: only a second
         }
         return n;
     }
@@ -122,7 +119,7 @@ struct alignas(64) LaneNearest {
 // One descriptor at a time, keeping everything in lane 0 (the other lanes stay empty).
 CS_POPCOUNT
 void scan_leaf_scalar(const Buckets &b, const cs::Descriptor &q, uint32_t leaf, LaneNearest &lanes) {
-    Nearest n{int32_t(lanes.slot[0]), int(lanes.best[0]), int(lanes.second[0])};
+    Nearest n{lanes.slot[0], lanes.best[0], lanes.second[0]};
     for (uint32_t slot = b.start[leaf], end = b.end[leaf]; slot < end; ++slot)
         n.offer(cs::hamming(q, b.at(slot)), int32_t(slot));
     lanes.best[0] = n.distance;
@@ -131,43 +128,71 @@ void scan_leaf_scalar(const Buckets &b, const cs::Descriptor &q, uint32_t leaf, 
 }
 
 #if defined(__x86_64__)
-__attribute__((target("avx512f,avx512vpopcntdq")))
-void scan_leaf_avx512(const Buckets &b, const cs::Descriptor &q, uint32_t leaf, LaneNearest &n) {
-    const __m512i q0 = _mm512_set1_epi64(int64_t(q.words[0]));
-    const __m512i q1 = _mm512_set1_epi64(int64_t(q.words[1]));
-    const __m512i q2 = _mm512_set1_epi64(int64_t(q.words[2]));
-    const __m512i q3 = _mm512_set1_epi64(int64_t(q.words[3]));
-    const __m512i none = _mm512_set1_epi64(INT_MAX);
-    const __m512i lane_offsets = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
-    __m512i best = _mm512_load_si512(n.best), second = _mm512_load_si512(n.second);
-    __m512i best_slot = _mm512_load_si512(n.slot);
-    const uint32_t end = b.end[leaf];
-    for (uint32_t slot = b.start[leaf]; slot < end; slot += kLanes) {
-        const DescriptorBlock &block = b.blocks[slot / kLanes];
-        __m512i d = _mm512_popcnt_epi64(_mm512_xor_si512(_mm512_load_si512(block.words[0]), q0));
-        d = _mm512_add_epi64(d, _mm512_popcnt_epi64(_mm512_xor_si512(_mm512_load_si512(block.words[1]), q1)));
-        d = _mm512_add_epi64(d, _mm512_popcnt_epi64(_mm512_xor_si512(_mm512_load_si512(block.words[2]), q2)));
-        d = _mm512_add_epi64(d, _mm512_popcnt_epi64(_mm512_xor_si512(_mm512_load_si512(block.words[3]), q3)));
-        const __mmask8 real = end - slot >= kLanes ? __mmask8(0xFF) : __mmask8((1u << (end - slot)) - 1);
-        d = _mm512_mask_mov_epi64(none, real, d);
-        second = _mm512_min_epi64(second, _mm512_max_epi64(best, d));
-        const __mmask8 closer = _mm512_cmplt_epi64_mask(d, best);
-        best_slot = _mm512_mask_mov_epi64(best_slot, closer, _mm512_add_epi64(_mm512_set1_epi64(slot), lane_offsets));
-        best = _mm512_min_epi64(best, d);
+// A LaneNearest in registers, for the vector kernels.
+struct LaneRegisters {
+    __m256i best, second, slot;
+
+    __attribute__((target("avx2"))) explicit LaneRegisters(const LaneNearest &n)
+        : best(_mm256_load_si256(reinterpret_cast<const __m256i *>(n.best))),
+          second(_mm256_load_si256(reinterpret_cast<const __m256i *>(n.second))),
+          slot(_mm256_load_si256(reinterpret_cast<const __m256i *>(n.slot))) {}
+
+    __attribute__((target("avx2"))) void store(LaneNearest &n) const {
+        _mm256_store_si256(reinterpret_cast<__m256i *>(n.best), best);
+        _mm256_store_si256(reinterpret_cast<__m256i *>(n.second), second);
+        _mm256_store_si256(reinterpret_cast<__m256i *>(n.slot), slot);
     }
-    _mm512_store_si512(n.best, best);
-    _mm512_store_si512(n.second, second);
-    _mm512_store_si512(n.slot, best_slot);
+
+    // Folds in the eight distances (32-bit lanes) of the block at `first`, whose lanes hold
+    // the slots `slots`; those at or past `end` are padding.
+    __attribute__((target("avx2"))) void fold(__m256i d, __m256i slots, uint32_t first, uint32_t end) {
+        if (end - first < kLanes)
+            d = _mm256_blendv_epi8(_mm256_set1_epi32(INT_MAX), d,
+                                   _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(end)), slots));
+        second = _mm256_min_epi32(second, _mm256_max_epi32(best, d));
+        slot = _mm256_blendv_epi8(slot, slots, _mm256_cmpgt_epi32(best, d));
+        best = _mm256_min_epi32(best, d);
+    }
+};
+
+__attribute__((target("avx512f,avx512vpopcntdq,avx2")))
+void scan_leaf_avx512(const Buckets &b, const cs::Descriptor &q, uint32_t leaf, LaneNearest &n) {
+    const __m512i words[4] = {_mm512_set1_epi64(int64_t(q.words[0])), _mm512_set1_epi64(int64_t(q.words[1])),
+                              _mm512_set1_epi64(int64_t(q.words[2])), _mm512_set1_epi64(int64_t(q.words[3]))};
+    const __m256i lane_offsets = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    LaneRegisters lanes(n);
+    for (uint32_t slot = b.start[leaf], end = b.end[leaf]; slot < end; slot += kLanes)
+        lanes.fold(_mm512_cvtepi64_epi32(cs::distances_avx512(b.blocks[slot / kLanes], words)),
+                   _mm256_add_epi32(_mm256_set1_epi32(int32_t(slot)), lane_offsets), slot, end);
+    lanes.store(n);
+}
+
+__attribute__((target("avx2")))
+void scan_leaf_avx2(const Buckets &b, const cs::Descriptor &q, uint32_t leaf, LaneNearest &n) {
+    const __m256i words[4] = {_mm256_set1_epi64x(int64_t(q.words[0])), _mm256_set1_epi64x(int64_t(q.words[1])),
+                              _mm256_set1_epi64x(int64_t(q.words[2])), _mm256_set1_epi64x(int64_t(q.words[3]))};
+    const __m256i lane_offsets = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7); // as the distances come
+    LaneRegisters lanes(n);
+    for (uint32_t slot = b.start[leaf], end = b.end[leaf]; slot < end; slot += kLanes)
+        lanes.fold(cs::distances_avx2_interleaved(b.blocks[slot / kLanes], words),
+                   _mm256_add_epi32(_mm256_set1_epi32(int32_t(slot)), lane_offsets), slot, end);
+    lanes.store(n);
 }
 #endif
 
 using LeafScan = void (*)(const Buckets &, const cs::Descriptor &, uint32_t, LaneNearest &);
 
-const LeafScan scan_leaf =
+LeafScan choose_leaf_scan() {
+    switch (cs::descriptor_kernel()) {
 #if defined(__x86_64__)
-    cs::has_wide_popcount() ? scan_leaf_avx512 :
+    case cs::DescriptorKernel::avx512: return scan_leaf_avx512;
+    case cs::DescriptorKernel::avx2: return scan_leaf_avx2;
 #endif
-                            scan_leaf_scalar;
+    default: return scan_leaf_scalar;
+    }
+}
+
+const LeafScan scan_leaf = choose_leaf_scan();
 
 } // namespace
 
