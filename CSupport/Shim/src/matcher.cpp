@@ -20,7 +20,7 @@ struct Buckets {
     std::vector<DescriptorBlock> blocks;
     std::vector<int32_t> set_of;
     std::vector<int32_t> index_in_set;
-    std::vector<uint32_t> start; // leaf -> first slot; one extra end entry
+    std::vector<uint32_t> start; // leaf -> first slot
     std::vector<uint32_t> end;   // leaf -> one past its last descriptor
 
     size_t size() const { return set_of.size(); }
@@ -44,8 +44,6 @@ struct Buckets {
     }
 
     void end_leaf() { end.push_back(uint32_t(size())); }
-
-    void finish() { begin_leaf(); }
 
     void append(const Buckets &from, uint32_t begin, uint32_t stop) {
         for (uint32_t i = begin; i < stop; ++i) push(from.at(i), from.set_of[i], from.index_in_set[i]);
@@ -246,8 +244,28 @@ const Buckets &buckets_for(cs_matcher &m, const uint8_t *enabled) {
             if (enabled[s]) m.subset.append(m.all, starts[s], starts[s + 1]);
         m.subset.end_leaf();
     }
-    m.subset.finish();
     return m.subset;
+}
+
+// Fills m.queries_by_leaf with the queries probing each leaf (leaf l's from
+// m.leaf_first_probe[l] to [l + 1]), so that each leaf is read once, from cache, for all of them.
+void group_queries_by_leaf(cs_matcher &m, const cs_features &query, size_t leaves) {
+    const size_t queries = query.descriptors.size(), probes = m.tree ? m.probes : 1;
+    m.probe_leaves.resize(queries * probes);
+    m.probe_counts.resize(queries);
+    m.leaf_first_probe.assign(leaves + 1, 0);
+    for (size_t i = 0; i < queries; ++i) {
+        uint32_t *mine = m.probe_leaves.data() + i * probes;
+        mine[0] = 0;
+        m.probe_counts[i] = m.tree ? uint32_t(m.tree->leaves(query.descriptors[i], mine, probes)) : 1;
+        for (uint32_t l = 0; l < m.probe_counts[i]; ++l) ++m.leaf_first_probe[mine[l] + 1];
+    }
+    for (size_t l = 1; l <= leaves; ++l) m.leaf_first_probe[l] += m.leaf_first_probe[l - 1];
+    m.queries_by_leaf.resize(m.leaf_first_probe[leaves]);
+    m.leaf_fill.assign(m.leaf_first_probe.begin(), m.leaf_first_probe.end() - 1);
+    for (size_t i = 0; i < queries; ++i)
+        for (uint32_t l = 0; l < m.probe_counts[i]; ++l)
+            m.queries_by_leaf[m.leaf_fill[m.probe_leaves[i * probes + l]]++] = uint32_t(i);
 }
 
 } // namespace
@@ -300,7 +318,6 @@ cs_status cs_matcher_create(const cs_features *const *sets, size_t count, const 
                 all.push(train[order[next]], set_of[order[next]], index_in_set[order[next]]);
             all.end_leaf();
         }
-        all.finish();
         index_sets_within_leaves(*matcher);
         *out = matcher.release();
     });
@@ -317,25 +334,10 @@ cs_status cs_matcher_match(cs_matcher *matcher, const cs_features *query, const 
         cs::require_capacity(capacity, queries);
         const Buckets &b = buckets_for(*matcher, enabled_sets);
         cs_matcher &m = *matcher;
-        const size_t probes = m.tree ? m.probes : 1, leaves = b.end.size();
-        m.probe_leaves.resize(queries * probes);
-        m.probe_counts.resize(queries);
-        m.leaf_first_probe.assign(leaves + 1, 0);
-        for (size_t i = 0; i < queries; ++i) {
-            uint32_t *mine = m.probe_leaves.data() + i * probes;
-            mine[0] = 0;
-            m.probe_counts[i] = m.tree ? uint32_t(m.tree->leaves(query->descriptors[i], mine, probes)) : 1;
-            for (uint32_t l = 0; l < m.probe_counts[i]; ++l) ++m.leaf_first_probe[mine[l] + 1];
-        }
-        for (size_t l = 1; l <= leaves; ++l) m.leaf_first_probe[l] += m.leaf_first_probe[l - 1];
-        m.queries_by_leaf.resize(m.leaf_first_probe[leaves]);
-        m.leaf_fill.assign(m.leaf_first_probe.begin(), m.leaf_first_probe.end() - 1);
-        for (size_t i = 0; i < queries; ++i)
-            for (uint32_t l = 0; l < m.probe_counts[i]; ++l)
-                m.queries_by_leaf[m.leaf_fill[m.probe_leaves[i * probes + l]]++] = uint32_t(i);
+        group_queries_by_leaf(m, *query, b.end.size());
         m.nearest.resize(queries);
         for (auto &n : m.nearest) n.reset();
-        for (uint32_t leaf = 0; leaf < leaves; ++leaf)
+        for (uint32_t leaf = 0; leaf < b.end.size(); ++leaf)
             for (uint32_t p = m.leaf_first_probe[leaf]; p < m.leaf_first_probe[leaf + 1]; ++p) {
                 uint32_t i = m.queries_by_leaf[p];
                 scan_leaf(b, query->descriptors[i], leaf, m.nearest[i]);

@@ -98,21 +98,12 @@ VocabularyTree::VocabularyTree(const std::vector<Descriptor> &descriptors, int b
     size_t step = (descriptors.size() + max_training - 1) / max_training;
     std::vector<uint32_t> members;
     for (size_t i = 0; i < descriptors.size(); i += std::max<size_t>(step, 1)) members.push_back(uint32_t(i));
-    nodes_.push_back({Descriptor{}, 0, 0, false});
+    blocks_per_group_ = (uint32_t(branching_) + DescriptorBlock::kLanes - 1) / DescriptorBlock::kLanes;
+    nodes_.push_back({0, 0});
     uint64_t state = seed;
     uint32_t first = build(descriptors, members, 0, state);
     nodes_[0].first_child = first;
     if (first == 0) nodes_[0].leaf = uint32_t(leaf_count_++);
-    blocks_per_group_ = (uint32_t(branching_) + DescriptorBlock::kLanes - 1) / DescriptorBlock::kLanes;
-    size_t groups = (nodes_.size() - 1) / size_t(branching_);
-    child_blocks_.assign(groups * blocks_per_group_, DescriptorBlock{});
-    group_sizes_.assign(groups, 0);
-    for (size_t node = 1; node < nodes_.size(); ++node) {
-        size_t group = (node - 1) / size_t(branching_), c = (node - 1) % size_t(branching_);
-        child_blocks_[group * blocks_per_group_ + c / DescriptorBlock::kLanes].set(uint32_t(c % DescriptorBlock::kLanes),
-                                                                                   nodes_[node].centre);
-        if (!nodes_[node].padding) ++group_sizes_[group];
-    }
 }
 
 uint32_t VocabularyTree::child_distances(const Descriptor &d, uint32_t first, int32_t *out) const {
@@ -129,19 +120,23 @@ uint32_t VocabularyTree::build(const std::vector<Descriptor> &all, std::vector<u
     if (level >= depth_ || members.size() <= size_t(branching_)) return 0;
     std::vector<uint32_t> assignment;
     auto centres = cluster(all, members, branching_, state, assignment);
-    // Every inner node has `branching_` child slots; the unused ones are padding, always last.
-    size_t real = centres.size();
-    while (int(centres.size()) < branching_) centres.push_back(centres.back());
+    // Every inner node has `branching_` child slots; the unused ones (a parent with too few
+    // distinct members) are last, and their group's size leaves them out.
     uint32_t first = uint32_t(nodes_.size());
-    for (size_t c = 0; c < centres.size(); ++c) nodes_.push_back({centres[c], 0, 0, c >= real});
+    size_t group = (first - 1) / size_t(branching_);
+    child_blocks_.resize((group + 1) * blocks_per_group_);
+    group_sizes_.push_back(uint32_t(centres.size()));
+    for (size_t c = 0; c < centres.size(); ++c)
+        child_blocks_[group * blocks_per_group_ + c / DescriptorBlock::kLanes].set(uint32_t(c % DescriptorBlock::kLanes),
+                                                                                   centres[c]);
+    nodes_.resize(nodes_.size() + size_t(branching_), Node{0, 0});
     std::vector<std::vector<uint32_t>> groups(static_cast<size_t>(branching_));
     for (size_t i = 0; i < members.size(); ++i) groups[assignment[i]].push_back(members[i]);
     members.clear();
     members.shrink_to_fit();
-    for (int c = 0; c < branching_; ++c) {
+    for (size_t c = 0; c < centres.size(); ++c) {
         uint32_t node = first + uint32_t(c);
-        if (nodes_[node].padding) continue;
-        uint32_t child = build(all, groups[size_t(c)], level + 1, state);
+        uint32_t child = build(all, groups[c], level + 1, state);
         nodes_[node].first_child = child;
         if (child == 0) nodes_[node].leaf = uint32_t(leaf_count_++);
     }

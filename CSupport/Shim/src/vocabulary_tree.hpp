@@ -32,25 +32,23 @@ class VocabularyTree {
 
   private:
     struct Node {
-        Descriptor centre;
         uint32_t first_child; // index of the first of `branching_` children; 0 for leaves
         uint32_t leaf;        // leaf number when this is a leaf
-        bool padding;         // an unused child slot (its parent had too few distinct members)
     };
 
     uint32_t build(const std::vector<Descriptor> &all, std::vector<uint32_t> &members, int level, uint64_t &state);
     // Distances from d to the centres of the children starting at node `first`; returns how
-    // many there are (padding excluded).
+    // many there are (unused slots excluded).
     uint32_t child_distances(const Descriptor &d, uint32_t first, int32_t *out) const;
 
     int branching_;
     int depth_;
     size_t leaf_count_ = 0;
     std::vector<Node> nodes_; // nodes_[0] is the root
-    // The children's centres again, in blocks: `blocks_per_group_` for each group of
-    // `branching_` siblings (nodes 1..., in order).
+    // The children's centres, in blocks: `blocks_per_group_` for each group of `branching_`
+    // sibling slots (nodes 1..., in order).
     std::vector<DescriptorBlock> child_blocks_;
-    std::vector<uint32_t> group_sizes_; // children that are not padding, per group
+    std::vector<uint32_t> group_sizes_; // slots in use, per group
     uint32_t blocks_per_group_ = 0;
 };
 
