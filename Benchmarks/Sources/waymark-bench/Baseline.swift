@@ -25,6 +25,8 @@ struct Baseline {
         var opencv: String
         var pairs: [String: [Pair]]?
         var many: [String: [Frame]]?
+        /// The library pipelines (`orb-lsh`, `sift-l2`): one index over every reference.
+        var library: [String: [Frame]]?
     }
 
     func run(task: [String: Any]) throws -> Answer { try run(task: task, as: Answer.self) }

@@ -9,10 +9,10 @@ struct DetectionSuite {
     /// nil runs Waymark alone (for quick iteration; RESULTS.md figures always include it).
     var baseline: Baseline?
     var scratch: URL
-    /// Which parts to run: oxford, many, following, library, startup.
+    /// Which parts to run: oxford, posters, many, following, library, startup.
     var parts: Set<String>
 
-    static let allParts: Set<String> = ["oxford", "many", "following", "library", "startup"]
+    static let allParts: Set<String> = ["oxford", "posters", "many", "following", "library", "startup"]
 
     /// Mean corner error (px) below which a pair counts as correctly located.
     static let acceptedError = 3.0
@@ -23,6 +23,7 @@ struct DetectionSuite {
         defer { try? FileManager.default.removeItem(at: scratch) }
         print("## detection\n")
         if parts.contains("oxford") { try oxford() }
+        if parts.contains("posters") { try posters() }
         if parts.contains("many") { try manyReferences() }
         if parts.contains("following") { try following() }
         if parts.contains("library") { try library() }
@@ -114,24 +115,32 @@ struct DetectionSuite {
         let images = try frames.map { try Image(contentsOf: $0.path, gray: true) }
         let (ours, ourOutcome) = measure(detector, images, frames)
         // SIFT is left out here: brute-force SIFT matching against 25 references takes ~10 s a frame.
-        let answer = try baseline?.run(task: ["references": referencePaths, "frames": frames.map(\.path), "kinds": ["orb"]])
-        var baselineOutcome = Outcome()
-        let baselineResults = answer?.many?["orb"] ?? []
-        for (f, result) in baselineResults.enumerated() {
-            baselineOutcome.add(result.detections.map { ($0.reference, .fromIntegerCentred(Homography($0.homography))) }, frames[f], references)
+        let answer = try baseline?.run(task: [
+            "references": referencePaths, "library": referencePaths, "frames": frames.map(\.path), "kinds": ["orb-lsh", "orb"],
+        ])
+        func scored(_ name: String, _ results: [Baseline.Frame]?) -> (String, Summary, Outcome)? {
+            guard let results else { return nil }
+            var outcome = Outcome()
+            for (f, result) in results.enumerated() {
+                outcome.add(result.detections.map { ($0.reference, .fromIntegerCentred(Homography($0.homography))) }, frames[f], references)
+            }
+            return (name, Summary(results.map(\.ms)), outcome)
         }
-        let baselineTime = Summary(baselineResults.map(\.ms))
+        let baselineRows = [
+            scored("OpenCV ORB, one LSH index (a)", answer?.library?["orb-lsh"]),
+            scored("OpenCV ORB, one reference at a time (historical)", answer?.many?["orb"]),
+        ].compactMap { $0 }
         let shown = frames.filter { $0.truth != nil }.count
         print("### 25 active references, \(frames.count) frames of 640×480, one thread\n")
         print("References: Oxford img1 of 8 sequences, image 1 of 14 EVD pairs (EVD's graf is Oxford's), OpenCV's box, aloeL and left. "
             + "Frames: Oxford img2–img4 and EVD image 2 (each shows one reference), "
             + "and \(frames.count - shown) TUM fr3 office frames that show none. A detection is false when it names a reference "
             + "the frame does not show, or puts the right one more than \(Int(Self.falseDetectionShare * 100))% of the frame diagonal from the truth.\n")
-        print("| pipeline | median ms/frame | p90 ms | ratio to Waymark | found (of \(shown)) | false detections |")
+        print("| pipeline | median ms/frame | p90 ms | Waymark's time as a share of it | found (of \(shown)) | false detections |")
         print("|---|---|---|---|---|---|")
         print("| Waymark | \(format(ours.median, 1)) | \(format(ours.p90, 1)) | 1.00 | \(ourOutcome.found) | \(ourOutcome.falseDetections) |")
-        if answer != nil {
-            print("| OpenCV ORB (Python) | \(format(baselineTime.median, 1)) | \(format(baselineTime.p90, 1)) | \(format(baselineTime.median / ours.median)) | \(baselineOutcome.found) | \(baselineOutcome.falseDetections) |")
+        for (name, time, outcome) in baselineRows {
+            print("| \(name) | \(format(time.median, 1)) | \(format(time.p90, 1)) | \(format(ours.median / time.median)) | \(outcome.found) | \(outcome.falseDetections) |")
         }
         print("")
         try distractorVideos(detector)

@@ -7,7 +7,7 @@ let usage = """
            waymark-bench sample-video --output DIR
            waymark-bench walkthrough --output DIR [--seed N] [--size WxH] [--fps N]
 
-    Suites: detection (parts: oxford, many, following, library, startup); planes (needs `make bench-setup` for
+    Suites: detection (parts: oxford, posters, many, following, library, startup); planes (needs `make bench-setup` for
     Open3D; --python defaults to .build/bench-python/bin/python there); relocalization (parts: walkthrough,
     timing, unknown, strecha; the baseline runs on Debian's python3-opencv); session (parts: coaching, speed,
     memory). --no-baseline skips the Python

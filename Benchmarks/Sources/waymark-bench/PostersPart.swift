@@ -1,0 +1,161 @@
+import Foundation
+import TestSupport
+import Waymark
+
+/// `truth.json` of a split written by Datasets/generate-posters.py (schema waymark.posters/1).
+struct PosterSplit: Decodable {
+    struct Reference: Decodable {
+        var name: String
+        var kind: String
+        var path: String
+    }
+    struct Target: Decodable {
+        var reference: Int
+        /// Reference pixels to frame pixels, corner-origin convention, row-major.
+        var homography: [Double]
+        var coverage: Double
+        var viewAngle: Double
+    }
+    struct Scene: Decodable {
+        var file: String
+        var targets: [Target]
+    }
+    var split: String
+    var seed: Int
+    var references: [Reference]
+    var scenes: [Scene]
+}
+
+extension DetectionSuite {
+    static let posterCoverageBins: [(String, ClosedRange<Double>)] = [
+        ("3–5 %", 0.0...0.05), ("5–10 %", 0.05...0.10), ("10–20 %", 0.10...0.20), ("20–40 %", 0.20...0.40), ("40–60 %", 0.40...1),
+    ]
+    static let posterAngleBins: [(String, ClosedRange<Double>)] = [
+        ("0–20°", 0...20), ("20–40°", 20...40), ("40–55°", 40...55), ("55–65°", 55...65), ("65–75°", 65...90),
+    ]
+
+    /// Composite poster scenes (Datasets/generate-posters.py): references, backgrounds and
+    /// distractor pictures differ between the development split (tuned on) and the
+    /// validation split (only measured).
+    func posters() throws {
+        let folder = scratch.appendingPathComponent("posters")
+        let generator = SharedDatasets.repositoryRoot.appendingPathComponent("Datasets/generate-posters.py").path
+        try runGenerator(generator, arguments: [datasets.path, folder.path])
+        print("### Composite poster scenes (`Datasets/generate-posters.py`, seed 12), 640×480, one thread\n")
+        print("Each split: 10 references of several kinds, 160 scenes that show one or two of them as posters "
+            + "(coverage 3–60 % log-uniform, view angle 0–75°, any in-plane rotation, own lighting, blur σ ≤ 1.5 px, "
+            + "noise σ ≤ 6, JPEG 40–95) over real video frames, and 40 scenes that show only pictures that are not references. "
+            + "The validation split's references, backgrounds and distractors are not in the development split and are never tuned on. "
+            + "A target is found when the mean corner error is under \(format(Self.acceptedError, 0)) px (also reported under 1 px); "
+            + "a detection is false when it names a reference the scene does not show or lies more than "
+            + "\(Int(Self.falseDetectionShare * 100)) % of the diagonal from the truth. "
+            + "Baselines: (a) ORB 1000 in one FLANN LSH index over all references, (b) SIFT in one brute-force L2 index; "
+            + "ratio test across all references, RANSAC per reference with ≥ 15 matches.\n")
+        for split in ["development", "validation"] {
+            try posterSplit(folder.appendingPathComponent(split))
+        }
+    }
+
+    private func runGenerator(_ script: String, arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: baseline?.python ?? "/usr/bin/python3")
+        process.arguments = [script] + arguments
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchError("\(script) failed (exit \(process.terminationStatus))") }
+    }
+
+    private func posterSplit(_ folder: URL) throws {
+        let split = try JSONDecoder().decode(PosterSplit.self, from: Data(contentsOf: folder.appendingPathComponent("truth.json")))
+        let referencePaths = split.references.map { folder.appendingPathComponent($0.path).path }
+        let references = try zip(split.references, referencePaths).map { reference, path in
+            try ReferenceImage(entry: ReferenceEntry(name: reference.name, path: path))
+        }
+        let sizes = references.map { ($0.width, $0.height) }
+        let scenePaths = split.scenes.map { folder.appendingPathComponent($0.file).path }
+        let images = try scenePaths.map { try Image(contentsOf: $0, gray: true) }
+
+        let detector = ImageDetector(references: references)
+        _ = detector.detect(in: images[0])
+        var times: [Double] = []
+        var ours = PosterScore()
+        for (s, image) in images.enumerated() {
+            let (found, ms) = milliseconds { detector.detect(in: image) }
+            times.append(ms)
+            ours.add(found.map { ($0.reference, $0.homography) }, split.scenes[s], sizes)
+        }
+        var rows = [("Waymark", ours, Summary(times))]
+        if let baseline {
+            let answer = try baseline.run(task: ["library": referencePaths, "frames": scenePaths, "kinds": ["orb-lsh", "sift-l2"]])
+            for (kind, name) in [("sift-l2", "OpenCV SIFT, one L2 index (b)"), ("orb-lsh", "OpenCV ORB, one LSH index (a)")] {
+                var score = PosterScore()
+                let frames = answer.library?[kind] ?? []
+                for (s, frame) in frames.enumerated() {
+                    score.add(frame.detections.map { ($0.reference, .fromIntegerCentred(Homography($0.homography))) }, split.scenes[s], sizes)
+                }
+                rows.append((name, score, Summary(frames.map(\.ms))))
+            }
+        }
+        let targets = ours.errors.count
+        print("#### \(split.split) split: \(targets) targets in \(split.scenes.count) scenes\n")
+        print("| pipeline | within 3 px | within 1 px | false detections | median ms/frame | p90 ms | time ratio to Waymark |")
+        print("|---|---|---|---|---|---|---|")
+        for (name, score, time) in rows {
+            print("| \(name) | \(format(score.share(below: Self.acceptedError))) | \(format(score.share(below: 1))) | "
+                + "\(score.falseDetections) | \(format(time.median, 1)) | \(format(time.p90, 1)) | \(format(time.median / rows[0].2.median)) |")
+        }
+        print("")
+        for (title, bins, value) in [
+            ("coverage", Self.posterCoverageBins, \PosterSplit.Target.coverage),
+            ("view angle", Self.posterAngleBins, \PosterSplit.Target.viewAngle),
+        ] {
+            print("| \(title) | targets | " + rows.map { "\($0.0) ≤ 3 px" }.joined(separator: " | ") + " |")
+            print("|---|---|" + rows.map { _ in "---|" }.joined())
+            for (label, range) in bins {
+                let picked = { (target: PosterSplit.Target) in range.contains(target[keyPath: value]) && target[keyPath: value] != range.upperBound }
+                let count = ours.targets.filter(picked).count
+                print("| \(label) | \(count) | " + rows.map { format($0.1.share(below: Self.acceptedError, where: picked)) }.joined(separator: " | ") + " |")
+            }
+            print("")
+        }
+        print("| reference | kind | quality score | problems | targets | " + rows.map { "\($0.0) ≤ 3 px" }.joined(separator: " | ") + " |")
+        print("|---|---|---|---|---|" + rows.map { _ in "---|" }.joined())
+        for (r, reference) in references.enumerated() {
+            let quality = ReferenceQuality(of: reference)
+            let picked = { (target: PosterSplit.Target) in target.reference == r }
+            print("| \(reference.name) | \(split.references[r].kind) | \(quality.score) | \(quality.problems.map(\.rawValue).joined(separator: ", ")) | "
+                + "\(ours.targets.filter(picked).count) | " + rows.map { format($0.1.share(below: Self.acceptedError, where: picked)) }.joined(separator: " | ") + " |")
+        }
+        print("")
+    }
+}
+
+/// Per target the corner error of the detection that names its reference (∞ when none does),
+/// and the count of detections that match no target.
+struct PosterScore {
+    var targets: [PosterSplit.Target] = []
+    var errors: [Double] = []
+    var falseDetections = 0
+
+    mutating func add(_ detections: [(Int, Homography)], _ scene: PosterSplit.Scene, _ sizes: [(Int, Int)]) {
+        let diagonal = (640.0 * 640 + 480 * 480).squareRoot()
+        var matched = Set<Int>()
+        for target in scene.targets {
+            let truth = Homography(target.homography)
+            let (width, height) = sizes[target.reference]
+            let error = detections.enumerated().filter { $0.element.0 == target.reference }.map { d, detection in
+                (d, OxfordAffine.cornerError(detection.1, truth, width: width, height: height))
+            }.min { $0.1 < $1.1 }
+            if let error, error.1 <= DetectionSuite.falseDetectionShare * diagonal { matched.insert(error.0) }
+            targets.append(target)
+            errors.append(error?.1 ?? .infinity)
+        }
+        falseDetections += detections.count - matched.count
+    }
+
+    func share(below limit: Double, where picked: (PosterSplit.Target) -> Bool = { _ in true }) -> Double {
+        let chosen = zip(targets, errors).filter { picked($0.0) }
+        return chosen.isEmpty ? .nan : Double(chosen.filter { $0.1 < limit }.count) / Double(chosen.count)
+    }
+}
