@@ -72,7 +72,7 @@ extension DetectionSuite {
                 sources.append((dir.appendingPathComponent(name).path, 4))
             }
         }
-        // Not motorcycle_2014_skimage: it comes from scikit-image's sample data, which other checks use and we must not.
+        // The folder's Motorcycle pair is left out: it is a Python imaging package's sample image, which independent checks use.
         for name in ["barn1/refImage.png", "conesQuarterSize/refImage.png", "tsukubaSet/refImage.png", "venus/refImage.png"] {
             sources.append((datasets.appendingPathComponent("middlebury_stereo/\(name)").path, 2))
         }
