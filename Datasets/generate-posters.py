@@ -181,7 +181,7 @@ def place(rng, width, height, occupied):
         quad = quad + shift
         mask = np.zeros((HEIGHT, WIDTH), np.uint8)
         cv2.fillConvexPoly(mask, np.round(quad * 16).astype(np.int32), 1, cv2.LINE_8, 4)
-        if occupied is not None and (mask & occupied).any():
+        if (mask & occupied).any():
             continue
         area = quad_area(quad) / (WIDTH * HEIGHT)
         return h / h[2, 2], mask, {"coverage": area, "viewAngle": math.degrees(tilt), "rotation": math.degrees(spin)}
@@ -271,7 +271,7 @@ def generate_split(datasets, out, split, seed, scene_count, distractor_count):
             occupied |= mask
             frame = paste(rng, frame, picture, h)
             if shows_references:
-                targets.append({"reference": int(choice), "homography": (h / h[2, 2]).flatten().tolist(), **drawn})
+                targets.append({"reference": int(choice), "homography": h.flatten().tolist(), **drawn})
         image, settings = degrade(rng, frame)
         file = f"scenes/{index:04d}.jpg"
         cv2.imwrite(os.path.join(folder, file), image, [cv2.IMWRITE_JPEG_QUALITY, settings["jpeg"]])

@@ -1,4 +1,5 @@
 import Foundation
+import Waymark
 
 /// Runs a baseline script from Benchmarks/baselines in the same invocation: the task goes in
 /// as JSON on standard input, the answer comes back as JSON on standard output.
@@ -18,6 +19,11 @@ struct Baseline {
         }
         var detections: [Detection]
         var ms: Double
+
+        /// The detections as (reference, homography) in Waymark's pixel convention.
+        var located: [(Int, Homography)] {
+            detections.map { ($0.reference, .fromIntegerCentred(Homography($0.homography))) }
+        }
     }
 
     /// opencv_baseline.py's answer.

@@ -122,7 +122,7 @@ struct DetectionSuite {
             guard let results else { return nil }
             var outcome = Outcome()
             for (f, result) in results.enumerated() {
-                outcome.add(result.detections.map { ($0.reference, .fromIntegerCentred(Homography($0.homography))) }, frames[f], references)
+                outcome.add(result.located, frames[f], references)
             }
             return (name, Summary(results.map(\.ms)), outcome)
         }
@@ -164,15 +164,23 @@ struct DetectionSuite {
 
     /// Times `detector` on every frame after one warm-up, and scores what it finds.
     func measure(_ detector: ImageDetector, _ images: [Image], _ frames: [LabelledFrame]) -> (Summary, Outcome) {
+        let (time, found) = timedDetections(detector, images)
+        var outcome = Outcome()
+        for (f, detections) in found.enumerated() { outcome.add(detections, frames[f], detector.references) }
+        return (time, outcome)
+    }
+
+    /// Times `detector` on every frame after one warm-up; per frame, what it finds.
+    func timedDetections(_ detector: ImageDetector, _ images: [Image]) -> (Summary, [[(Int, Homography)]]) {
         _ = detector.detect(in: images[0])
         var times: [Double] = []
-        var outcome = Outcome()
-        for (f, image) in images.enumerated() {
-            let (found, ms) = milliseconds { detector.detect(in: image) }
+        var found: [[(Int, Homography)]] = []
+        for image in images {
+            let (detections, ms) = milliseconds { detector.detect(in: image) }
             times.append(ms)
-            outcome.add(found.map { ($0.reference, $0.homography) }, frames[f], detector.references)
+            found.append(detections.map { ($0.reference, $0.homography) })
         }
-        return (Summary(times), outcome)
+        return (Summary(times), found)
     }
 
     struct Outcome {

@@ -53,7 +53,7 @@ extension DetectionSuite {
         if let results = answer?.many?["orb"] {
             var outcome = Outcome()
             for (f, result) in results.enumerated() {
-                outcome.add(result.detections.map { ($0.reference, .fromIntegerCentred(Homography($0.homography))) }, sample[f], references)
+                outcome.add(result.located, sample[f], references)
             }
             let time = Summary(results.map(\.ms))
             print("| OpenCV ORB (Python), every reference, \(sample.count) of the frames | \(format(time.median, 0)) | \(format(time.p90, 0)) | "
