@@ -59,10 +59,16 @@ extension DetectionSuite {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: baseline?.python ?? "/usr/bin/python3")
         process.arguments = [script] + arguments
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        // OpenCV's decoders warn about every odd PNG profile and H.264 slice; only the script's own message is shown.
+        let errors = Pipe()
+        process.standardError = errors
         try process.run()
+        let messages = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BenchError("\(script) failed (exit \(process.terminationStatus))") }
+        guard process.terminationStatus == 0 else {
+            let reason = messages.split(separator: "\n").last { $0.hasPrefix("generate-posters:") }.map { ": \($0)" } ?? ""
+            throw BenchError("\(script) failed (exit \(process.terminationStatus))\(reason)")
+        }
     }
 
     private func posterSplit(_ folder: URL) throws {
