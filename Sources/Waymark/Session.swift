@@ -166,8 +166,9 @@ public final class Session {
     private typealias SharedFeatures = (forImages: FeatureSet?, forTracking: FeatureSet?)
 
     /// The frame's features for tracking (nil without a tracker), detected once and shared with
-    /// image detection when both ask for the same features (the defaults do); else image
-    /// detection finds its own (nil for images).
+    /// image detection when both ask for the same features; else (as with the defaults, whose
+    /// image detection weights fine scales for distant posters) image detection finds its own
+    /// (nil for images).
     private func sharedFeatures(_ gray: Image) -> SharedFeatures {
         guard let tracker else { return (nil, nil) }
         let options = tracker.options.relocalization.features

@@ -2,15 +2,24 @@ import WaymarkCore
 import WaymarkVision
 
 public struct ImageDetectorOptions: Equatable, Sendable {
-    /// Features per frame of 640×480; frames of another size get as many per pixel.
-    public var frameFeatures = FeatureOptions(maxFeatures: 1000)
+    /// Features per frame of 640×480; frames of another size get as many per pixel. A poster
+    /// across a room covers a few percent of the frame, so the pyramid is weighted to fine
+    /// scales: one enlarged level, six in all (1.2 down to 1/2.1; references are described
+    /// over a wider range of scales than any frame needs).
+    public var frameFeatures: FeatureOptions = {
+        var o = FeatureOptions(maxFeatures: 1500)
+        o.levels = 6
+        o.enlargedLevels = 1
+        return o
+    }()
     /// Lowe's ratio test between the nearest and second-nearest descriptor.
     public var ratio = 0.8
     public var maxDescriptorDistance = 64
     /// Matches a reference needs before a homography is tried.
-    public var minMatches = 12
-    /// Feature inliers the homography needs.
-    public var minInliers = 12
+    public var minMatches = 10
+    /// Feature inliers the homography needs; alignment with the reference's pixels confirms
+    /// every candidate, so few are enough.
+    public var minInliers = 10
     /// Robust threshold for the first estimate, frame pixels.
     public var threshold = 6.0
     /// Smallest projected side, frame pixels.

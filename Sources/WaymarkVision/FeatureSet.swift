@@ -26,6 +26,10 @@ public struct FeatureOptions: Equatable, Sendable {
     /// Used instead when fewer than half of `maxFeatures` are found (dark, low-contrast frames).
     public var minFastThreshold = 7
     public var edgeThreshold = 31
+    /// How many of the `levels` are enlarged copies of the image (each `scaleFactor` finer
+    /// than the next): there a small, distant picture gets features that its own pixels are
+    /// too few for.
+    public var enlargedLevels = 0
 
     public init() {}
 
@@ -54,7 +58,8 @@ public final class FeatureSet {
         var o = cs_feature_options(
             max_features: Int32(options.maxFeatures), scale_factor: Float(options.scaleFactor),
             levels: Int32(options.levels), fast_threshold: Int32(options.fastThreshold),
-            min_fast_threshold: Int32(options.minFastThreshold), edge_threshold: Int32(options.edgeThreshold))
+            min_fast_threshold: Int32(options.minFastThreshold), edge_threshold: Int32(options.edgeThreshold),
+            first_level: Int32(options.enlargedLevels))
         var out: OpaquePointer?
         checkInvariant { cs_features_detect(image.handle, &o, &out, $0) }
         self.init(owning: out!)

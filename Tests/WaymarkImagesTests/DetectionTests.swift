@@ -171,6 +171,43 @@ import WaymarkVision
         #expect(Fixtures.meanCornerError(detection.homography, truth, width: 1024, height: 768) < 1)
     }
 
+    /// A 400×300 poster on a plane turned `angle` degrees about the vertical, seen through a
+    /// pinhole camera (f = 525) from the distance at which it covers `coverage` of a 640×480
+    /// frame, its centre at (cx, cy).
+    static func posterView(angle: Double, coverage: Double, cx: Double = 320, cy: Double = 240) -> Homography {
+        let a = angle * Double.pi / 180
+        func view(depth: Double) -> Homography {
+            // reference pixel → plane metres (1 px = 1 mm) → camera → image
+            let plane = Homography([0.001, 0, -0.2, 0, 0.001, -0.15, 0, 0, 1])
+            let camera = Homography([cos(a), 0, 0, 0, 1, 0, -sin(a), 0, depth])
+            let k = Homography([525, 0, cx, 0, 525, cy, 0, 0, 1])
+            return (k * camera * plane).normalized
+        }
+        return view(depth: (projectedArea(view(depth: 1)) / (coverage * 640 * 480)).squareRoot())
+    }
+
+    /// Frame pixels covered by the 400×300 poster under `h` (shoelace formula).
+    static func projectedArea(_ h: Homography) -> Double {
+        let p = imageCorners(width: 400, height: 300).map { h.apply($0)! }
+        return abs((0..<4).map { i in p[i].x * p[(i + 1) % 4].y - p[(i + 1) % 4].x * p[i].y }.reduce(0, +)) / 2
+    }
+
+    @Test func aSmallPosterFiftyFiveDegreesOffAxisIsFoundWithinAPixel() throws {
+        let truth = Self.posterView(angle: 55, coverage: 0.10)
+        let scene = try Self.scene(truth: truth)
+        try #require(abs(Self.projectedArea(truth) / (640 * 480) - 0.10) < 0.01)
+        let detection = try #require(ImageDetector(references: [scene.reference]).detect(in: scene.frame).first)
+        #expect(Fixtures.meanCornerError(detection.homography, truth, width: 400, height: 300) < 1)
+    }
+
+    @Test func aPosterTooSmallToResolveIsRefusedRatherThanMisplaced() throws {
+        // 4 % of the frame at 70°: a sliver about 40 px wide.
+        let truth = Self.posterView(angle: 70, coverage: 0.04)
+        let scene = try Self.scene(truth: truth)
+        let detections = ImageDetector(references: [scene.reference]).detect(in: scene.frame)
+        #expect(detections.allSatisfy { Fixtures.meanCornerError($0.homography, truth, width: 400, height: 300) < 3 })
+    }
+
     @Test func posterAbsentMeansNoDetection() throws {
         let reference = try ReferenceImage(entry: ReferenceEntry(name: "poster", path: "-"), image: Fixtures.texture(width: 400, height: 300, seed: 5))
         let other = Fixtures.texture(width: 640, height: 480, seed: 77)

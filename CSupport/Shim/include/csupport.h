@@ -188,6 +188,8 @@ typedef struct cs_feature_options {
        threshold (dark or low-contrast frames). 0 or >= fast_threshold: never. */
     int32_t min_fast_threshold;
     int32_t edge_threshold; /* border in pixels where no features are found */
+    /* The pyramid level the image itself is put on; the finer ones are enlarged copies. */
+    int32_t first_level;
 } cs_feature_options;
 
 /* Oriented FAST + rotated BRIEF on a gray image. An empty result is not an error. */
