@@ -10,6 +10,8 @@ public struct ReferenceQuality: Equatable, Sendable {
         case repetitivePattern = "repetitive_pattern"
         case detailsBunched = "details_bunched"
         case tooSmall = "too_small"
+        case lostWhenSmall = "lost_when_small"
+        case lostWhenOblique = "lost_when_oblique"
 
         public var explanation: String {
             switch self {
@@ -18,12 +20,19 @@ public struct ReferenceQuality: Equatable, Sendable {
             case .repetitivePattern: "It repeats the same pattern, so one part is easily mistaken for another."
             case .detailsBunched: "Its details are bunched in one area; the rest gives little to hold on to."
             case .tooSmall: "It is too small; use an image at least 300 pixels on its shorter side."
+            case .lostWhenSmall:
+                "It is lost when it is small in the frame (seen from across a room): its details are too fine or too faint; bold, high-contrast shapes carry further."
+            case .lostWhenOblique: "It is lost when seen at a steep angle; distinct details spread over the whole image hold up better."
             }
         }
     }
 
+    /// With a trial: the share of the trial's views found, in percent (what to expect of real
+    /// frames). Without: a quick estimate from the measurements below.
     public var score: Int
     public var problems: [Problem]
+    /// The detector tried on rendered views of the reference, when asked for.
+    public var trial: DetectionTrial?
     /// The measurements behind the score.
     public var featureCount: Int
     public var contrast: Double
@@ -35,7 +44,11 @@ public struct ReferenceQuality: Equatable, Sendable {
 
     public var isLow: Bool { score < Self.warningThreshold }
 
-    public init(of reference: ReferenceImage) {
+    /// `tryDetecting` renders the reference into 16 synthetic frames and runs the detector on
+    /// them (about 0.2 s a reference): the score is then the share found, which tracks the
+    /// detection rate on real scenes; without it the score is a quick estimate (used when
+    /// references load, to warn).
+    public init(of reference: ReferenceImage, tryDetecting: Bool = false) {
         let features = reference.baseFeatures
         let locations = features.keypoints.map(\.location)
         let template = reference.templates[0]
@@ -68,6 +81,13 @@ public struct ReferenceQuality: Equatable, Sendable {
         if min(reference.width, reference.height) < 300 {
             problems.append(.tooSmall)
             score -= 25 * (1 - Double(min(reference.width, reference.height)) / 300)
+        }
+        if tryDetecting {
+            let trial = DetectionTrial(of: reference)
+            if trial.foundShare(where: { $0.coverage < 0.1 }) < 0.25 { problems.append(.lostWhenSmall) }
+            if trial.foundShare(where: { $0.viewAngle > 50 }) < 0.35 { problems.append(.lostWhenOblique) }
+            score = 100 * trial.foundShare
+            self.trial = trial
         }
         self.problems = problems
         self.score = max(0, min(100, Int(score.rounded())))

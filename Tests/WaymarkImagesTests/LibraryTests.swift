@@ -132,6 +132,28 @@ import WaymarkVision
         #expect(ReferenceQuality(of: reference).problems.contains(.detailsBunched))
     }
 
+    /// Graf is found in nearly every benchmark scene that shows it, Oxford's wall in one in five.
+    @Test(.enabled(if: Fixtures.dataset("oxford_affine") != nil))
+    func trialOrdersReferencesByHowOftenTheyAreFound() throws {
+        let root = try #require(Fixtures.dataset("oxford_affine"))
+        let graf = ReferenceQuality(of: try Fixtures.reference("\(root)/graf/img1.png"), tryDetecting: true)
+        let wall = ReferenceQuality(of: try Fixtures.reference("\(root)/wall/img1.png"), tryDetecting: true)
+        #expect(graf.score >= 60)
+        #expect(wall.score <= 30)
+        #expect(wall.problems.contains(.lostWhenSmall))
+        #expect(!graf.problems.contains(.lostWhenSmall))
+    }
+
+    @Test func trialScoresAFaintCopyBelowTheOriginal() throws {
+        let texture = Fixtures.texture(width: 400, height: 300, seed: 31)
+        let faint = Image(width: 400, height: 300, channels: 1)
+        texture.matchBrightness(mean: 128, standardDeviation: 6, into: faint)
+        let original = ReferenceQuality(of: try ReferenceImage(entry: ReferenceEntry(name: "t", path: "-"), image: texture), tryDetecting: true)
+        let copy = ReferenceQuality(of: try ReferenceImage(entry: ReferenceEntry(name: "f", path: "-"), image: faint), tryDetecting: true)
+        #expect(original.score >= copy.score + 25)
+        #expect(original.trial?.views.count == 16)
+    }
+
     @Test func smallImageIsTooSmall() throws {
         let reference = try ReferenceImage(entry: ReferenceEntry(name: "small", path: "-"), image: Fixtures.texture(width: 160, height: 120, seed: 2))
         #expect(ReferenceQuality(of: reference).problems.contains(.tooSmall))

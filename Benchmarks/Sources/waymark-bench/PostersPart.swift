@@ -116,16 +116,49 @@ extension DetectionSuite {
             }
             print("")
         }
-        print("| reference | kind | quality score | problems | targets | " + rows.map { "\($0.0) ≤ 3 px" }.joined(separator: " | ") + " |")
-        print("|---|---|---|---|---|" + rows.map { _ in "---|" }.joined())
+        print("| reference | kind | quality score (trial) | quick estimate | problems | targets | " + rows.map { "\($0.0) ≤ 3 px" }.joined(separator: " | ") + " |")
+        print("|---|---|---|---|---|---|" + rows.map { _ in "---|" }.joined())
+        var predicted: [(score: Double, found: Double)] = []
+        var estimates: [Double] = []
         for (r, reference) in references.enumerated() {
-            let quality = ReferenceQuality(of: reference)
+            let quality = ReferenceQuality(of: reference, tryDetecting: true)
+            let estimate = ReferenceQuality(of: reference)
+            estimates.append(Double(estimate.score))
             let picked = { (target: PosterSplit.Target) in target.reference == r }
-            print("| \(reference.name) | \(split.references[r].kind) | \(quality.score) | \(quality.problems.map(\.rawValue).joined(separator: ", ")) | "
-                + "\(ours.targets.filter(picked).count) | " + rows.map { format($0.1.share(below: Self.acceptedError, where: picked)) }.joined(separator: " | ") + " |")
+            let found = ours.share(below: Self.acceptedError, where: picked)
+            predicted.append((Double(quality.score) / 100, found))
+            print("| \(reference.name) | \(split.references[r].kind) | \(quality.score) | \(estimate.score) | "
+                + "\(quality.problems.map(\.rawValue).joined(separator: ", ")) | \(ours.targets.filter(picked).count) | "
+                + rows.map { format($0.1.share(below: Self.acceptedError, where: picked)) }.joined(separator: " | ") + " |")
         }
-        print("")
+        let high = predicted.filter { $0.score >= 0.75 }
+        print("\nQuality score (`references check`: the share of its 16 trial views found) against Waymark's share found here: "
+            + "mean absolute difference \(format(predicted.map { abs($0.score - $0.found) }.reduce(0, +) / Double(predicted.count))), "
+            + "rank correlation \(format(rankCorrelation(predicted.map(\.score), predicted.map(\.found)))) "
+            + "(the quick estimate's: \(format(rankCorrelation(estimates, predicted.map(\.found))))); "
+            + "\(high.count) reference(s) score ≥ 75" + (high.isEmpty ? "" : ", found \(high.map { format($0.found) }.joined(separator: ", "))") + ".\n")
     }
+}
+
+/// Spearman's rank correlation (ties take their mean rank).
+func rankCorrelation(_ a: [Double], _ b: [Double]) -> Double {
+    func ranks(_ values: [Double]) -> [Double] {
+        let order = values.indices.sorted { values[$0] < values[$1] }
+        var result = [Double](repeating: 0, count: values.count)
+        var i = 0
+        while i < order.count {
+            var j = i
+            while j + 1 < order.count && values[order[j + 1]] == values[order[i]] { j += 1 }
+            for k in i...j { result[order[k]] = Double(i + j) / 2 }
+            i = j + 1
+        }
+        return result
+    }
+    let (x, y) = (ranks(a), ranks(b))
+    let mx = x.reduce(0, +) / Double(x.count), my = y.reduce(0, +) / Double(y.count)
+    let covariance = zip(x, y).map { ($0 - mx) * ($1 - my) }.reduce(0, +)
+    let spread = (x.map { ($0 - mx) * ($0 - mx) }.reduce(0, +) * y.map { ($0 - my) * ($0 - my) }.reduce(0, +)).squareRoot()
+    return spread > 0 ? covariance / spread : .nan
 }
 
 /// Per target the corner error of the detection that names its reference (∞ when none does),
