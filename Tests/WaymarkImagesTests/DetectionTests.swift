@@ -208,6 +208,27 @@ import WaymarkVision
         #expect(detections.allSatisfy { Fixtures.meanCornerError($0.homography, truth, width: 400, height: 300) < 3 })
     }
 
+    @Test func aLowContrastPosterWithAPlainHalfIsFoundFromItsTexturedHalf() throws {
+        // Left half a faint texture (σ 18 grey levels), right half plain; the frame shows the
+        // textured half, the plain half runs off its right edge.
+        let texture = Fixtures.texture(width: 400, height: 300, seed: 41)
+        let faint = Image(width: 400, height: 300, channels: 1)
+        texture.matchBrightness(mean: 128, standardDeviation: 18, into: faint)
+        let pixels = faint.pixels.enumerated().map { i, p in i % 400 < 200 ? p : 128 }
+        let poster = Image(width: 400, height: 300, channels: 1, pixels: pixels)
+        let frame = Fixtures.texture(width: 640, height: 480, seed: 141)
+        let truth = Homography([1.1, 0.08, 380, -0.05, 1.05, 90, 0.0002, 0, 1])
+        frame.composite(poster, by: truth)
+        try #require(truth.apply(Point2(200, 150))!.x < 620 && truth.apply(Point2(400, 150))!.x > 640)
+        let reference = try ReferenceImage(entry: ReferenceEntry(name: "half", path: "-"), image: poster)
+        // Not yet: the frame's strongest corners are all on the busier background (found at
+        // σ 45, missed at σ 30 and 18). When this starts passing, drop the known issue.
+        withKnownIssue("a faint poster loses the frame's features to a busier background (issue 12)") {
+            let detection = try #require(ImageDetector(references: [reference]).detect(in: frame).first)
+            #expect(Fixtures.meanCornerError(detection.homography, truth, width: 400, height: 300) < 2)
+        }
+    }
+
     @Test func posterAbsentMeansNoDetection() throws {
         let reference = try ReferenceImage(entry: ReferenceEntry(name: "poster", path: "-"), image: Fixtures.texture(width: 400, height: 300, seed: 5))
         let other = Fixtures.texture(width: 640, height: 480, seed: 77)
