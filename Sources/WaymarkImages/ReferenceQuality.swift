@@ -45,7 +45,7 @@ public struct ReferenceQuality: Equatable, Sendable {
     public var isLow: Bool { score < Self.warningThreshold }
 
     /// `tryDetecting` renders the reference into 16 synthetic frames and runs the detector on
-    /// them (about 0.2 s a reference): the score is then the share found, which tracks the
+    /// them (about a second a reference): the score is then the share found, which tracks the
     /// detection rate on real scenes; without it the score is a quick estimate (used when
     /// references load, to warn).
     public init(of reference: ReferenceImage, tryDetecting: Bool = false) {

@@ -8,7 +8,7 @@ enum ReferencesCheckCommand: Command {
         Scores how well each reference image can be recognised, 0–100, and says why in plain
         words. The score is the share of 16 trial views the detector finds: the image rendered
         as a poster into synthetic 640×480 frames covering 4–30 % of the frame, 0–70° off-axis,
-        dimmed, blurred and noisy (about 0.2 s an image); on scenes nobody tuned on it tracks
+        dimmed, blurred and noisy (about a second an image on one core); on scenes nobody tuned on it tracks
         the share of real views found. Prints one JSON line per image: {"name", "path",
         "width", "height", "score", "problems": [codes], "reasons": [sentences], "lookalike"?}.
         Problem codes: lost_when_small, lost_when_oblique (what the trial failed at),
