@@ -45,6 +45,17 @@ public struct Homography: Equatable, Sendable {
             + e[2] * (e[3] * e[7] - e[4] * e[6])
     }
 
+    /// The mean distance between where this and `other` put the corners of a `width`×`height`
+    /// image (∞ when either sends one to infinity): how far apart two detections of it are.
+    public func meanCornerDistance(to other: Homography, width: Int, height: Int) -> Double {
+        var sum = 0.0
+        for corner in imageCorners(width: width, height: height) {
+            guard let a = apply(corner), let b = other.apply(corner) else { return .infinity }
+            sum += a.distance(to: b)
+        }
+        return sum / 4
+    }
+
     public var inverse: Homography? {
         let e = elements
         let det = determinant

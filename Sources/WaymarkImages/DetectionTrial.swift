@@ -43,7 +43,8 @@ public struct DetectionTrial: Equatable, Sendable {
                 let truth = Self.homography(reference, coverage: coverage, viewAngle: angle, generator: &generator)
                 let frame = Self.render(template, truth, over: background, generator: &generator)
                 let found = detector.detect(in: frame).contains { detection in
-                    Self.meanCornerError(detection.homography, truth, reference) < Self.acceptedError
+                    detection.homography.meanCornerDistance(to: truth, width: reference.width, height: reference.height)
+                        < Self.acceptedError
                 }
                 views.append(View(coverage: coverage, viewAngle: angle, found: found))
             }
@@ -105,13 +106,6 @@ public struct DetectionTrial: Equatable, Sendable {
         let busy = Image(width: 640, height: 480, channels: 1)
         noise.blurred(sigma: 2).matchBrightness(mean: 128, standardDeviation: 25, into: busy)
         return busy
-    }
-
-    private static func meanCornerError(_ a: Homography, _ b: Homography, _ reference: ReferenceImage) -> Double {
-        reference.corners.map { corner in
-            guard let p = a.apply(corner), let q = b.apply(corner) else { return .infinity }
-            return p.distance(to: q)
-        }.reduce(0, +) / 4
     }
 }
 

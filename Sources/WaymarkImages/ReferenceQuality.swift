@@ -33,6 +33,8 @@ public struct ReferenceQuality: Equatable, Sendable {
     public var problems: [Problem]
     /// The detector tried on rendered views of the reference, when asked for.
     public var trial: DetectionTrial?
+    /// The quick estimate from the measurements below: the score without a trial.
+    public var estimate: Int
     /// The measurements behind the score.
     public var featureCount: Int
     public var contrast: Double
@@ -82,6 +84,7 @@ public struct ReferenceQuality: Equatable, Sendable {
             problems.append(.tooSmall)
             score -= 25 * (1 - Double(min(reference.width, reference.height)) / 300)
         }
+        estimate = max(0, min(100, Int(score.rounded())))
         if tryDetecting {
             let trial = DetectionTrial(of: reference)
             if trial.foundShare(where: { $0.coverage < 0.1 }) < 0.25 { problems.append(.lostWhenSmall) }

@@ -35,7 +35,7 @@ enum Fixtures {
     }
 
     static func meanCornerError(_ a: Homography, _ b: Homography, width: Int, height: Int) -> Double {
-        imageCorners(width: width, height: height).map { a.apply($0)!.distance(to: b.apply($0)!) }.reduce(0, +) / 4
+        a.meanCornerDistance(to: b, width: width, height: height)
     }
 
     static func texture(width: Int, height: Int, seed: UInt64) -> Image {

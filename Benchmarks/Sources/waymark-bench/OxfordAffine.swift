@@ -34,13 +34,7 @@ enum OxfordAffine {
 
     /// Mean distance between the reference corners mapped by the estimate and by the truth.
     static func cornerError(_ estimate: Homography, _ truth: Homography, width: Int, height: Int) -> Double {
-        let corners = imageCorners(width: width, height: height)
-        var sum = 0.0
-        for c in corners {
-            guard let a = estimate.apply(c), let b = truth.apply(c) else { return .infinity }
-            sum += a.distance(to: b)
-        }
-        return sum / 4
+        estimate.meanCornerDistance(to: truth, width: width, height: height)
     }
 }
 

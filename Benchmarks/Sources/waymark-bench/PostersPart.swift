@@ -122,12 +122,11 @@ extension DetectionSuite {
         var estimates: [Double] = []
         for (r, reference) in references.enumerated() {
             let quality = ReferenceQuality(of: reference, tryDetecting: true)
-            let estimate = ReferenceQuality(of: reference)
-            estimates.append(Double(estimate.score))
+            estimates.append(Double(quality.estimate))
             let picked = { (target: PosterSplit.Target) in target.reference == r }
             let found = ours.share(below: Self.acceptedError, where: picked)
             predicted.append((Double(quality.score) / 100, found))
-            print("| \(reference.name) | \(split.references[r].kind) | \(quality.score) | \(estimate.score) | "
+            print("| \(reference.name) | \(split.references[r].kind) | \(quality.score) | \(quality.estimate) | "
                 + "\(quality.problems.map(\.rawValue).joined(separator: ", ")) | \(ours.targets.filter(picked).count) | "
                 + rows.map { format($0.1.share(below: Self.acceptedError, where: picked)) }.joined(separator: " | ") + " |")
         }
