@@ -54,17 +54,29 @@ public final class ImageTracker {
                         pose: nil))
             }
         }
-        let searchDue = followed.isEmpty || framesSinceSearch + 1 >= options.searchInterval
+        let searchDue = followed.isEmpty || framesSinceSearch >= options.searchInterval - 1
         if searchDue && followed.count < detector.references.count {
             framesSinceSearch = 0
             for found in detector.detect(in: gray, features: features, intrinsics: intrinsics, skipping: Set(followed.keys)) {
                 results.append(found)
                 followed[found.reference] = Followed(last: found, previous: nil)
             }
-        } else {
+        } else if framesSinceSearch < .max {
             framesSinceSearch += 1
         }
         return results
+    }
+
+    /// Follows reference `r` from `homography` (reference pixels → pixels of the next frame to
+    /// come, near enough for alignment: a few pixels), without searching for it first: for a
+    /// picture whose place is known already (marked by hand, or handed over by another tracker).
+    public func startFollowing(_ r: Int, at homography: Homography) {
+        precondition(detector.references.indices.contains(r), "no reference \(r)")
+        let reference = detector.references[r]
+        let start = ImageDetection(
+            name: reference.name, reference: r, state: .tracked, homography: homography,
+            corners: reference.corners.compactMap(homography.apply), inliers: 0, confidence: 0, pose: nil)
+        followed[r] = Followed(last: start, previous: nil)
     }
 
     /// Forget everything followed (for a cut in the video).

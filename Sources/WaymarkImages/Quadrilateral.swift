@@ -1,16 +1,16 @@
 import WaymarkCore
 
-/// Four corners in order; used to judge whether a projected reference is plausible.
-struct Quadrilateral {
-    let corners: [Point2]
+/// Four corners in order: a reference's outline in a frame; used to judge whether it is plausible.
+public struct Quadrilateral: Sendable {
+    public let corners: [Point2]
 
-    init(_ corners: [Point2]) {
+    public init(_ corners: [Point2]) {
         precondition(corners.count == 4, "a quadrilateral has four corners")
         self.corners = corners
     }
 
     /// Signed area (shoelace); positive for clockwise order in y-down image coordinates.
-    var signedArea: Double {
+    public var signedArea: Double {
         var sum = 0.0
         for i in 0..<4 {
             let a = corners[i]

@@ -85,18 +85,20 @@ public final class ReferenceImage {
                                    octaves: options.coarseFirstOctave..<Int.max)
         coarseFeatures = FeatureSet(keypoints: coarse.keypoints, descriptors: coarse.descriptors)
         coarseFeatureLocations = coarse.keypoints.map(\.location)
+        // Sides templateSide, /2, /4…, each capped at the image's own: a small reference skips
+        // the sides it is smaller than, so it still gets the coarser ones.
         var templates: [AlignmentTemplate] = []
         var side = options.templateSide
         for _ in 0..<options.templateLevels {
             let s = min(1, Double(side) / Double(max(width, height)))
             let w = Self.scaled(width, s)
             let h = Self.scaled(height, s)
-            if let last = templates.last, last.image.width == w { break }
+            side /= 2
+            if let last = templates.last, last.image.width == w { continue }
             guard w >= 24, h >= 24 else { break }
             let level = s < 1 ? gray.resized(width: w, height: h) : gray
             templates.append(AlignmentTemplate(image: level, referenceWidth: width, referenceHeight: height,
                                                maxPoints: options.templatePoints))
-            side /= 2
         }
         self.templates = templates
     }

@@ -208,43 +208,4 @@ struct DetectionSuite {
         let scale = Homography.scaling(640 / Double(image.width), 480 / Double(image.height))
         return LabelledFrame(path: out, truth: (truth.0, (scale * truth.1).normalized))
     }
-
-    // MARK: Following through video
-
-    private func following() throws {
-        let video = try SyntheticVideo.sample(
-            box: datasets.appendingPathComponent("opencv_samples/box.png").path,
-            graffiti: datasets.appendingPathComponent("opencv_samples/graf1.png").path,
-            wall: datasets.appendingPathComponent("opencv_samples/aloeL.jpg").path)
-        let references = try video.placements.map { placement in
-            try ReferenceImage(entry: ReferenceEntry(name: placement.name, path: "-"), image: placement.image)
-        }
-        let frames = (0..<video.frameCount).map { video.render($0) }
-        let detector = ImageDetector(references: references)
-        let tracker = ImageTracker(references: references)
-        _ = detector.detect(in: frames[0])
-        var detectTimes: [Double] = []
-        var trackTimes: [Double] = []
-        var trackErrors: [Double] = []
-        var detectErrors: [Double] = []
-        for (i, frame) in frames.enumerated() {
-            let truth = video.truth(at: i)
-            let (detected, dms) = milliseconds { detector.detect(in: frame) }
-            detectTimes.append(dms)
-            let (followed, tms) = milliseconds { tracker.process(frame) }
-            if followed.allSatisfy({ $0.state == .tracked }) && followed.count == references.count { trackTimes.append(tms) }
-            for d in detected { detectErrors.append(OxfordAffine.cornerError(d.homography, truth[d.name]!, width: references[d.reference].width, height: references[d.reference].height)) }
-            for d in followed where d.state != .lost {
-                trackErrors.append(OxfordAffine.cornerError(d.homography, truth[d.name]!, width: references[d.reference].width, height: references[d.reference].height))
-            }
-        }
-        let detect = Summary(detectTimes)
-        let track = Summary(trackTimes)
-        print("### Following 2 references through a \(video.frameCount)-frame synthetic 640×480 video (exact ground truth)\n")
-        print("| mode | median ms/frame | p90 ms | median corner error px | p90 error px |")
-        print("|---|---|---|---|---|")
-        print("| detect every frame | \(format(detect.median, 2)) | \(format(detect.p90, 2)) | \(format(Summary(detectErrors).median)) | \(format(Summary(detectErrors).p90)) |")
-        print("| follow (frames where both are tracked) | \(format(track.median, 2)) | \(format(track.p90, 2)) | \(format(Summary(trackErrors).median)) | \(format(Summary(trackErrors).p90)) |")
-        print("\nFollowing costs \(format(track.median / detect.median)) of detecting, per frame.\n")
-    }
 }
