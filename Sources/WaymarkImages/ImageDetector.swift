@@ -7,7 +7,7 @@ public struct ImageDetectorOptions: Equatable, Sendable {
     /// scales: one enlarged level, six in all (1.2 down to 1/2.1; references are described
     /// over a wider range of scales than any frame needs).
     public var frameFeatures: FeatureOptions = {
-        var o = FeatureOptions(maxFeatures: 1500)
+        var o = FeatureOptions(maxFeatures: 2000)
         o.levels = 6
         o.enlargedLevels = 1
         return o
@@ -16,10 +16,10 @@ public struct ImageDetectorOptions: Equatable, Sendable {
     public var ratio = 0.8
     public var maxDescriptorDistance = 64
     /// Matches a reference needs before a homography is tried.
-    public var minMatches = 10
+    public var minMatches = 8
     /// Feature inliers the homography needs; alignment with the reference's pixels confirms
     /// every candidate, so few are enough.
-    public var minInliers = 10
+    public var minInliers = 8
     /// Robust threshold for the first estimate, frame pixels.
     public var threshold = 6.0
     /// Smallest projected side, frame pixels.
