@@ -46,12 +46,7 @@ public final class ImageTracker {
                 followed[r] = Followed(last: reported, previous: state.homography)
             } else {
                 followed[r] = nil
-                let reference = detector.references[r]
-                results.append(
-                    ImageDetection(
-                        name: reference.name, reference: r, state: .lost, homography: state.homography,
-                        corners: reference.corners.compactMap(state.homography.apply), inliers: 0, confidence: 0,
-                        pose: nil))
+                results.append(unmeasured(r, .lost, at: state.homography))
             }
         }
         let searchDue = followed.isEmpty || framesSinceSearch >= options.searchInterval - 1
@@ -72,11 +67,16 @@ public final class ImageTracker {
     /// picture whose place is known already (marked by hand, or handed over by another tracker).
     public func startFollowing(_ r: Int, at homography: Homography) {
         precondition(detector.references.indices.contains(r), "no reference \(r)")
+        followed[r] = Followed(last: unmeasured(r, .tracked, at: homography), previous: nil)
+    }
+
+    /// A report of reference `r` at `homography` that no frame has confirmed: no inliers, no
+    /// confidence, no pose.
+    private func unmeasured(_ r: Int, _ state: ImageDetection.State, at homography: Homography) -> ImageDetection {
         let reference = detector.references[r]
-        let start = ImageDetection(
-            name: reference.name, reference: r, state: .tracked, homography: homography,
+        return ImageDetection(
+            name: reference.name, reference: r, state: state, homography: homography,
             corners: reference.corners.compactMap(homography.apply), inliers: 0, confidence: 0, pose: nil)
-        followed[r] = Followed(last: start, previous: nil)
     }
 
     /// Forget everything followed (for a cut in the video).

@@ -37,7 +37,7 @@ public struct BookCoverVideo {
         else { throw WaymarkError(.badData, "book_cover_homographies.txt: header without plane, intrinsics or quad") }
         let normal = numbers(planeLine[normalText.upperBound..<distanceText.lowerBound])
         let distance = numbers(planeLine[distanceText.upperBound...].prefix { $0 != "m" })
-        let k = numbers(planeLine[kText.upperBound...].prefix { $0 != "(" }).prefix(4).map { $0 }
+        let k = Array(numbers(planeLine[kText.upperBound...].prefix { $0 != "(" }).prefix(4))
         let quad0 = numbers(quadLine.split(separator: ":").last ?? "")
         guard normal.count == 3, distance.count == 1, k.count == 4, quad0.count == 8 else {
             throw WaymarkError(.badData, "book_cover_homographies.txt: unreadable header")
@@ -45,9 +45,10 @@ public struct BookCoverVideo {
         var paths: [String] = []
         var fromFirst: [Homography] = []
         for line in lines where !line.hasPrefix("#") {
-            let fields = line.split(separator: " ")
-            let values = numbers(line.split(separator: "|")[0].split(separator: " ").dropFirst(2).joined(separator: " "))
-            guard fields.count > 11, values.count == 9 else {
+            // "rgb_file timestamp h11 … h33 | quad | quad"
+            let fields = line.split(separator: "|")[0].split(separator: " ")
+            let values = fields.dropFirst(2).compactMap { Double($0) }
+            guard fields.count == 11, values.count == 9 else {
                 throw WaymarkError(.badData, "book_cover_homographies.txt: bad line '\(line.prefix(40))…'")
             }
             paths.append(folder + "/" + fields[0])
