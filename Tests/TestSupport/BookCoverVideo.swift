@@ -90,9 +90,6 @@ public struct BookCoverVideo {
 
     /// Whether the whole cover is inside a `width`×`height` frame at `index`.
     public func coverIsWhole(at index: Int, width: Int = 640, height: Int = 480) -> Bool {
-        imageCorners(width: reference.width, height: reference.height).allSatisfy { corner in
-            guard let p = truth[index].apply(corner) else { return false }
-            return p.x >= 0 && p.y >= 0 && p.x <= Double(width) && p.y <= Double(height)
-        }
+        truth[index].keepsImage(width: reference.width, height: reference.height, insideFrame: width, height)
     }
 }
