@@ -26,9 +26,33 @@ public struct ImageDetectorOptions: Equatable, Sendable {
     public var minProjectedSide = 16.0
     /// Largest ratio between projected sides (beyond this the view is too oblique to trust).
     public var maxSideRatio = 12.0
+    /// Where too few matches pass the ratio test, or they do not hold, a rough placement from
+    /// a few of them is enough to look for the reference's features where it puts them (nil:
+    /// never).
+    public var projectionSearch: ProjectionSearch? = ProjectionSearch()
     public var seed: UInt64 = 1
     /// Which references each frame is searched for.
     public var selection = ReferenceSelection.all
+
+    public init() {}
+}
+
+/// Matching by projection from a rough placement: an affine map from as few as `seedMatches`
+/// ratio-test matches, all of them agreeing within `threshold` (the detector's); then each of
+/// the reference's features is compared with the frame features near where it lands.
+public struct ProjectionSearch: Equatable, Sendable {
+    /// Matches a rough placement needs (an affine map takes three; the fourth checks it).
+    public var seedMatches = 4
+    /// How far from where the placement puts it a feature is looked for, frame pixels.
+    public var radius = 10.0
+    /// A frame feature's size may differ from the size the placement predicts by this factor.
+    public var sizeRatio = 2.0
+    /// Ratio test among the frame features within `radius`.
+    public var ratio = 0.9
+    /// Robust threshold of the homography from the projected matches, frame pixels.
+    public var threshold = 3.0
+    /// Inliers that homography needs; alignment then confirms it like any other candidate.
+    public var minInliers = 10
 
     public init() {}
 }
@@ -102,7 +126,8 @@ public final class ImageDetector {
         }
         var detections = locate(
             index.match(features, ratio: options.ratio, maxDistance: options.maxDescriptorDistance, enabled: enabled),
-            at: \.featureLocations, frameLocations: locations, in: gray, skipping: skipping, intrinsics: intrinsics)
+            in: \.features, at: \.featureLocations, frame: features, frameLocations: locations, in: gray,
+            skipping: skipping, intrinsics: intrinsics)
         // A reference far smaller in the frame than its own pyramid reaches is only found by its
         // coarse features; they are matched on their own, so that they never crowd the ratio
         // test of the others.
@@ -111,40 +136,78 @@ public final class ImageDetector {
         if searched.count < references.count {
             detections += locate(
                 coarseIndex.match(features, ratio: options.ratio, maxDistance: options.maxDescriptorDistance, enabled: enabled),
-                at: \.coarseFeatureLocations, frameLocations: locations, in: gray, skipping: searched,
-                intrinsics: intrinsics)
+                in: \.coarseFeatures, at: \.coarseFeatureLocations, frame: features, frameLocations: locations,
+                in: gray, skipping: searched, intrinsics: intrinsics)
         }
         return detections.sorted { $0.confidence > $1.confidence }
     }
 
-    /// The references that `matches` (frame features → one of `references`' sets, whose
-    /// locations `at` gives) locate in `gray`, verified by alignment.
+    /// The references that `matches` (frame features → the features `set` of one of
+    /// `references`, whose locations `at` gives) locate in `gray`, verified by alignment.
     private func locate(
-        _ matches: [FeatureMatch], at trainLocations: KeyPath<ReferenceImage, [Point2]>, frameLocations: [Point2],
-        in gray: Image, skipping: Set<Int>, intrinsics: Intrinsics?
+        _ matches: [FeatureMatch], in set: KeyPath<ReferenceImage, FeatureSet>, at trainLocations: KeyPath<ReferenceImage, [Point2]>,
+        frame features: FeatureSet, frameLocations: [Point2], in gray: Image, skipping: Set<Int>, intrinsics: Intrinsics?
     ) -> [ImageDetection] {
         var byReference = [[FeatureMatch]](repeating: [], count: references.count)
         for match in matches where !skipping.contains(match.set) { byReference[match.set].append(match) }
         var detections: [ImageDetection] = []
-        for (r, matches) in byReference.enumerated() where matches.count >= options.minMatches {
+        let fewest = min(options.minMatches, options.projectionSearch?.seedMatches ?? .max)
+        for (r, matches) in byReference.enumerated() where matches.count >= fewest {
             let reference = references[r]
             let locations = reference[keyPath: trainLocations]
-            let source = matches.map { locations[$0.train] }
-            let destination = matches.map { frameLocations[$0.query] }
-            var o = HomographyEstimationOptions()
-            o.threshold = options.threshold
-            o.seed = options.seed
-            guard let estimate = estimateHomography(from: source, to: destination, options: o),
-                estimate.inlierCount >= options.minInliers,
-                isPlausible(estimate.homography, reference, gray)
+            if matches.count >= options.minMatches,
+                let found = confirm(r, matches, locations, frameLocations, in: gray, threshold: options.threshold,
+                                    minInliers: options.minInliers, intrinsics: intrinsics)
+            {
+                detections.append(found)
+                continue
+            }
+            guard let search = options.projectionSearch, matches.count >= search.seedMatches,
+                let seed = estimate(matches, locations, frameLocations, method: .affine, threshold: options.threshold,
+                                    minInliers: search.seedMatches),
+                isPlausible(seed.homography, reference, gray)
             else { continue }
-            guard let refined = alignment.refine(estimate.homography, of: reference, in: gray),
-                isPlausible(refined.homography, reference, gray)
+            let projected = features.matches(
+                projecting: reference[keyPath: set], by: seed.homography, radius: search.radius,
+                maxSizeRatio: search.sizeRatio, ratio: search.ratio, maxDistance: options.maxDescriptorDistance)
+            guard projected.count >= search.minInliers,
+                let found = confirm(r, projected, locations, frameLocations, in: gray, threshold: search.threshold,
+                                    minInliers: search.minInliers, intrinsics: intrinsics)
             else { continue }
-            detections.append(
-                makeDetection(r, .detected, refined, featureInliers: estimate.inlierCount, intrinsics: intrinsics))
+            detections.append(found)
         }
         return detections
+    }
+
+    /// Reference `r` where `matches` put it, when their homography is plausible and the
+    /// reference's pixels line up with the frame there.
+    private func confirm(
+        _ r: Int, _ matches: [FeatureMatch], _ locations: [Point2], _ frameLocations: [Point2], in gray: Image,
+        threshold: Double, minInliers: Int, intrinsics: Intrinsics?
+    ) -> ImageDetection? {
+        let reference = references[r]
+        guard let estimate = estimate(matches, locations, frameLocations, method: .magsac, threshold: threshold,
+                                      minInliers: minInliers),
+            isPlausible(estimate.homography, reference, gray),
+            let refined = alignment.refine(estimate.homography, of: reference, in: gray),
+            isPlausible(refined.homography, reference, gray)
+        else { return nil }
+        return makeDetection(r, .detected, refined, featureInliers: estimate.inlierCount, intrinsics: intrinsics)
+    }
+
+    private func estimate(
+        _ matches: [FeatureMatch], _ locations: [Point2], _ frameLocations: [Point2],
+        method: HomographyEstimationOptions.Method, threshold: Double, minInliers: Int
+    ) -> HomographyEstimate? {
+        var o = HomographyEstimationOptions()
+        o.method = method
+        o.threshold = threshold
+        o.seed = options.seed
+        guard let estimate = estimateHomography(from: matches.map { locations[$0.train] },
+                                                to: matches.map { frameLocations[$0.query] }, options: o),
+            estimate.inlierCount >= minInliers
+        else { return nil }
+        return estimate
     }
 
     /// Re-aligns a reference near a predicted homography (for following it through video).
@@ -199,3 +262,4 @@ public final class ImageDetector {
         return quad.signedArea < 400 * frameArea
     }
 }
+

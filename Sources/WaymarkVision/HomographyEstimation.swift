@@ -2,7 +2,12 @@ import CSupport
 import WaymarkCore
 
 public struct HomographyEstimationOptions: Equatable, Sendable {
-    public enum Method: Sendable { case ransac, magsac }
+    public enum Method: Sendable {
+        case ransac, magsac
+        /// An affine map by RANSAC (three-point samples): stable where few matches cover a
+        /// small part of the image, exact for a far-away plane.
+        case affine
+    }
     public var method = Method.magsac
     /// Reprojection threshold in destination pixels.
     public var threshold = 3.0
@@ -28,7 +33,7 @@ public func estimateHomography(
     let src = source.flatMap { [Float($0.x), Float($0.y)] }
     let dst = destination.flatMap { [Float($0.x), Float($0.y)] }
     var o = cs_homography_options(
-        method: Int32(options.method == .magsac ? CS_ROBUST_MAGSAC.rawValue : CS_ROBUST_RANSAC.rawValue),
+        method: Int32(options.method.shimValue.rawValue),
         threshold: options.threshold, max_iterations: Int32(options.maxIterations), confidence: options.confidence,
         seed: options.seed)
     var h = [Double](repeating: 0, count: 9)
@@ -39,4 +44,14 @@ public func estimateHomography(
     let inliers = mask.map { $0 != 0 }
     return HomographyEstimate(
         homography: Homography(h).normalized, inliers: inliers, inlierCount: inliers.lazy.filter { $0 }.count)
+}
+
+extension HomographyEstimationOptions.Method {
+    fileprivate var shimValue: cs_robust_method {
+        switch self {
+        case .ransac: CS_ROBUST_RANSAC
+        case .magsac: CS_ROBUST_MAGSAC
+        case .affine: CS_ROBUST_AFFINE
+        }
+    }
 }

@@ -200,6 +200,21 @@ import WaymarkVision
         #expect(Fixtures.meanCornerError(detection.homography, truth, width: 400, height: 300) < 1)
     }
 
+    @Test func projectionSearchFindsAPosterWhoseMatchesFailTheRatioTest() throws {
+        // A strict ratio test leaves fewer than the 8 matches a homography needs (as a busy or
+        // repetitive scene does); the few left place the poster roughly, and its features are
+        // then found where that places them.
+        let truth = Self.posterView(angle: 55, coverage: 0.10)
+        let scene = try Self.scene(truth: truth)
+        var strict = ImageDetectorOptions()
+        strict.ratio = 0.45
+        var withoutProjection = strict
+        withoutProjection.projectionSearch = nil
+        #expect(ImageDetector(references: [scene.reference], options: withoutProjection).detect(in: scene.frame).isEmpty)
+        let detection = try #require(ImageDetector(references: [scene.reference], options: strict).detect(in: scene.frame).first)
+        #expect(Fixtures.meanCornerError(detection.homography, truth, width: 400, height: 300) < 1)
+    }
+
     @Test func aPosterTooSmallToResolveIsRefusedRatherThanMisplaced() throws {
         // 4 % of the frame at 70°: a sliver about 40 px wide.
         let truth = Self.posterView(angle: 70, coverage: 0.04)

@@ -61,6 +61,22 @@ import WaymarkVision
         }
     }
 
+    @Test func affineEstimateIsExactOnAnAffineMapAndIgnoresOutliers() throws {
+        let truth = Homography([0.8, -0.3, 40, 0.25, 0.9, -12, 0, 0, 1])
+        var generator = SeededGenerator(seed: 4)
+        let source = (0..<60).map { _ in Point2(Double.random(in: 0..<600, using: &generator), Double.random(in: 0..<400, using: &generator)) }
+        var destination = source.map { truth.apply($0)! }
+        for i in stride(from: 0, to: destination.count, by: 4) { destination[i] = destination[i] + Point2(-50, 70) }
+        var options = HomographyEstimationOptions()
+        options.method = .affine
+        let estimate = try #require(estimateHomography(from: source, to: destination, options: options))
+        #expect(estimate.inlierCount == 45)
+        #expect(estimate.homography[2, 0] == 0 && estimate.homography[2, 1] == 0)
+        for p in imageCorners(width: 600, height: 400) {
+            #expect(try #require(estimate.homography.apply(p)).distance(to: truth.apply(p)!) < 0.01)
+        }
+    }
+
     @Test func tooFewPointsGiveNoHomography() {
         #expect(estimateHomography(from: [Point2(0, 0), Point2(1, 0), Point2(0, 1)], to: [Point2(0, 0), Point2(1, 0), Point2(0, 1)]) == nil)
     }
@@ -117,6 +133,40 @@ import WaymarkVision
         try Data(repeating: 7, count: 4096).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect { try VideoReader(path: path) } throws: { ($0 as? WaymarkError)?.kind == .badData }
+    }
+}
+
+@Suite struct MatchingByProjectionTests {
+    private static let truth = Homography([0.9, 0.15, 30, -0.1, 0.95, 20, 0.0002, 0.0001, 1])
+
+    /// Features of a blurred random texture and of its view through `truth`.
+    private func features() -> (train: FeatureSet, query: FeatureSet) {
+        var generator = SeededGenerator(seed: 11)
+        let pixels = (0..<(320 * 240)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let source = Image(width: 320, height: 240, channels: 1, pixels: pixels).blurred(sigma: 1.2)
+        let view = source.warped(by: Self.truth, width: 400, height: 320)
+        return (FeatureSet(detectingIn: source, options: FeatureOptions(maxFeatures: 800)),
+                FeatureSet(detectingIn: view, options: FeatureOptions(maxFeatures: 800)))
+    }
+
+    @Test func findsTheFeaturesWhereTheHomographyPutsThem() {
+        let (train, query) = features()
+        let found = query.matches(projecting: train, by: Self.truth, radius: 6, maxSizeRatio: 2, ratio: 0.9, maxDistance: 64)
+        let trainLocations = train.keypoints.map(\.location)
+        let queryLocations = query.keypoints.map(\.location)
+        let correct = found.filter { Self.truth.apply(trainLocations[$0.train])!.distance(to: queryLocations[$0.query]) < 2 }
+        #expect(found.count > 120)
+        #expect(Double(correct.count) / Double(found.count) > 0.95, "\(correct.count) of \(found.count)")
+        #expect(Set(found.map(\.query)).count == found.count, "each query feature is matched once")
+        #expect(found.allSatisfy { $0.distance <= 64 && $0.set == 0 })
+    }
+
+    @Test func aWrongPlacementFindsAlmostNothing() {
+        let (train, query) = features()
+        let right = query.matches(projecting: train, by: Self.truth, radius: 6, maxSizeRatio: 2, ratio: 0.9, maxDistance: 64)
+        let shifted = query.matches(
+            projecting: train, by: .translation(25, 0) * Self.truth, radius: 6, maxSizeRatio: 2, ratio: 0.9, maxDistance: 64)
+        #expect(shifted.count * 10 < right.count, "\(shifted.count) against \(right.count)")
     }
 }
 

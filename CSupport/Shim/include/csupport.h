@@ -240,6 +240,17 @@ cs_status cs_matcher_match(cs_matcher *matcher, const cs_features *query, const 
                            float ratio, int32_t max_distance, cs_match *out, size_t capacity, size_t *count,
                            cs_error *error);
 
+/* Matching by projection: each `train` feature is mapped into the query's pixels by
+   `homography` (row-major, train pixels -> query pixels) and compared with the query features
+   within `radius` pixels whose size is within a factor `max_size_ratio` of its predicted size;
+   its nearest is kept when distance <= max_distance and distance < ratio * the second nearest
+   there. Each query feature keeps only the nearest train feature that chose it. `out` holds
+   up to one match per query feature (`set` is 0). */
+cs_status cs_features_match_by_projection(const cs_features *train, const cs_features *query,
+                                          const double *homography, float radius, float max_size_ratio, float ratio,
+                                          int32_t max_distance, cs_match *out, size_t capacity, size_t *count,
+                                          cs_error *error);
+
 /* ---- Vocabulary: visual words for bag-of-words retrieval. ---- */
 
 typedef struct cs_vocabulary cs_vocabulary;
@@ -258,7 +269,10 @@ cs_status cs_vocabulary_quantize(const cs_vocabulary *vocabulary, const cs_featu
 
 typedef enum cs_robust_method {
     CS_ROBUST_RANSAC = 0,
-    CS_ROBUST_MAGSAC = 1
+    CS_ROBUST_MAGSAC = 1,
+    /* An affine map (a homography whose last row is 0 0 1) by RANSAC from three-point samples:
+       stable where few matches cover a small part of the image. */
+    CS_ROBUST_AFFINE = 2
 } cs_robust_method;
 
 typedef struct cs_homography_options {

@@ -72,6 +72,13 @@ cs_status cs_homography_estimate(const float *source, const float *destination, 
             params.loSampleSize = 14;
             params.isParallel = false;
             h = cv::findHomography(src, dst, mask, params);
+        } else if (options->method == CS_ROBUST_AFFINE) {
+            cv::Mat affine = cv::estimateAffine2D(src, dst, mask, cv::RANSAC, options->threshold,
+                                                  size_t(options->max_iterations), options->confidence, 10);
+            if (!affine.empty()) {
+                h = cv::Mat::eye(3, 3, CV_64F);
+                affine.copyTo(h.rowRange(0, 2));
+            }
         } else {
             // OpenCV's RANSAC seeds its own generator with a constant: deterministic as is.
             h = cv::findHomography(src, dst, cv::RANSAC, options->threshold, mask, options->max_iterations,
