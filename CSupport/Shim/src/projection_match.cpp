@@ -72,7 +72,6 @@ cs_status cs_features_match_by_projection(const cs_features *train, const cs_fea
         grid.build(query->keypoints, radius);
         best_for_query.assign(query->keypoints.size(), Candidate{});
         const double *h = homography;
-        const float log_size_limit = std::log(max_size_ratio);
         for (int32_t t = 0; t < int32_t(train->keypoints.size()); ++t) {
             const cs_keypoint &k = train->keypoints[t];
             double w = h[6] * k.x + h[7] * k.y + h[8];
@@ -100,7 +99,7 @@ cs_status cs_features_match_by_projection(const cs_features *train, const cs_fea
                         const cs_keypoint &f = query->keypoints[q];
                         float dx = f.x - float(u), dy = f.y - float(v);
                         if (dx * dx + dy * dy > radius * radius) continue;
-                        if (std::abs(std::log(f.size / expected_size)) > log_size_limit) continue;
+                        if (f.size > expected_size * max_size_ratio || f.size * max_size_ratio < expected_size) continue;
                         int32_t dist = cs::hamming(d, query->descriptors[q]);
                         if (dist < distance) {
                             second = distance;
