@@ -45,7 +45,7 @@ extension DetectionSuite {
             for row in rows { print(row) }
             timings.append((video.name, detect, follow))
         }
-        // Following alone, where detection never starts it: given the first frame's true position.
+        // Following alone, where detection does not start it at once: given the first frame's true position.
         for (video, (first, _)) in zip(videos, alone) {
             let (rows, follow) = measureFollowing(video, loneFirst: first, startedAtTruth: true)
             guard !rows.isEmpty else { continue }
@@ -78,9 +78,10 @@ extension DetectionSuite {
         return (first, Summary(times))
     }
 
-    /// Per reference a table row, and the time of following. `startedAtTruth`: references the
-    /// lone detector never found are followed from their true position in the first frame
-    /// (`ImageTracker.startFollowing`), to measure following alone; only they get rows.
+    /// Per reference a table row, and the time of following. `startedAtTruth`: references wholly
+    /// in the first frame that the lone detector does not find there are followed from their
+    /// true position in it (`ImageTracker.startFollowing`), to measure following alone; only
+    /// they get rows.
     private func measureFollowing(_ video: LabelledVideo, loneFirst: [Int?], startedAtTruth: Bool = false)
         -> ([String], Summary)
     {
@@ -89,7 +90,7 @@ extension DetectionSuite {
         var trackerFirst = [Int?](repeating: nil, count: count)
         var given = Set<Int>()
         if startedAtTruth {
-            for (r, h) in video.truth[0] where loneFirst[r] == nil {
+            for (r, h) in video.truth[0] where video.isWhole(r, at: 0) && loneFirst[r] != 0 {
                 tracker.startFollowing(r, at: h)
                 trackerFirst[r] = 0
                 given.insert(r)
