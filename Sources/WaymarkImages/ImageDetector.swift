@@ -5,11 +5,13 @@ public struct ImageDetectorOptions: Equatable, Sendable {
     /// Features per frame of 640×480; frames of another size get as many per pixel. A poster
     /// across a room covers a few percent of the frame, so the pyramid is weighted to fine
     /// scales: one enlarged level, six in all (1.2 down to 1/2.1; references are described
-    /// over a wider range of scales than any frame needs).
+    /// over a wider range of scales than any frame needs). Corners are ranked by FAST score,
+    /// as the references' are, so a faint poster keeps features against a busy room.
     public var frameFeatures: FeatureOptions = {
         var o = FeatureOptions(maxFeatures: 2000)
         o.levels = 6
         o.enlargedLevels = 1
+        o.ranking = .fast
         return o
     }()
     /// Lowe's ratio test between the nearest and second-nearest descriptor.

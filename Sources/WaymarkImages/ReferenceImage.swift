@@ -26,7 +26,8 @@ public final class ReferenceImage {
     public struct Options: Equatable, Sendable {
         /// Features are found on a copy whose longer side is at most this many pixels.
         public var featureSide = 1024
-        public var features = FeatureOptions(maxFeatures: 1500)
+        /// Ranked by FAST score, like the frames' (`ImageDetectorOptions.frameFeatures`).
+        public var features = Options.fastRanked(1500)
         /// Scales of the enlarged copies whose finest four pyramid levels (1.2⁴ ≈ 2: exactly
         /// the scales the others lack) add detail features.
         public var detailScales: [Double] = [2]
@@ -37,13 +38,19 @@ public final class ReferenceImage {
         /// directions, degrees), described too, so that strongly slanted posters still match.
         public var obliqueAngles: [Double] = [0, 45, 90, 135]
         public var obliqueTilt = 2.0
-        public var obliqueFeatures = FeatureOptions(maxFeatures: 500)
+        public var obliqueFeatures = Options.fastRanked(500)
         /// Longer side of the finest alignment template; each coarser one halves it.
         public var templateSide = 1024
         public var templateLevels = 4
         public var templatePoints = 300
 
         public init() {}
+
+        private static func fastRanked(_ maxFeatures: Int) -> FeatureOptions {
+            var o = FeatureOptions(maxFeatures: maxFeatures)
+            o.ranking = .fast
+            return o
+        }
     }
 
     public convenience init(entry: ReferenceEntry, options: Options = Options()) throws(WaymarkError) {

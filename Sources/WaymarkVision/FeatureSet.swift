@@ -18,6 +18,15 @@ public struct Keypoint: Equatable, Sendable {
     }
 }
 
+/// How a pyramid level chooses the corners it keeps.
+public enum FeatureRanking: Equatable, Sendable {
+    /// By Harris response, OpenCV's default: it grows with the fourth power of local contrast,
+    /// so a busy background takes nearly every feature from a faint picture in front of it.
+    case harris
+    /// By FAST score, which grows with contrast itself: a faint picture keeps a share.
+    case fast
+}
+
 public struct FeatureOptions: Equatable, Sendable {
     public var maxFeatures = 1000
     public var scaleFactor = 1.2
@@ -30,6 +39,8 @@ public struct FeatureOptions: Equatable, Sendable {
     /// than the next): there a small, distant picture gets features that its own pixels are
     /// too few for.
     public var enlargedLevels = 0
+    /// Which corners a pyramid level keeps when it finds more than its share.
+    public var ranking = FeatureRanking.harris
 
     public init() {}
 
@@ -59,7 +70,8 @@ public final class FeatureSet {
             max_features: Int32(options.maxFeatures), scale_factor: Float(options.scaleFactor),
             levels: Int32(options.levels), fast_threshold: Int32(options.fastThreshold),
             min_fast_threshold: Int32(options.minFastThreshold), edge_threshold: Int32(options.edgeThreshold),
-            first_level: Int32(options.enlargedLevels))
+            first_level: Int32(options.enlargedLevels),
+            ranking: Int32(options.ranking == .fast ? CS_RANKING_FAST.rawValue : CS_RANKING_HARRIS.rawValue))
         var out: OpaquePointer?
         checkInvariant { cs_features_detect(image.handle, &o, &out, $0) }
         self.init(owning: out!)

@@ -132,14 +132,16 @@ import WaymarkVision
         #expect(ReferenceQuality(of: reference).problems.contains(.detailsBunched))
     }
 
-    /// Graf is found in nearly every benchmark scene that shows it, Oxford's wall in one in five.
+    /// Graf is found in every poster-benchmark scene that shows it (development split), Oxford's
+    /// wall in two of three: the trial scores graf far above the wall.
     @Test(.enabled(if: Fixtures.dataset("oxford_affine") != nil))
     func trialOrdersReferencesByHowOftenTheyAreFound() throws {
         let root = try #require(Fixtures.dataset("oxford_affine"))
         let graf = ReferenceQuality(of: try Fixtures.reference("\(root)/graf/img1.png"), tryDetecting: true)
         let wall = ReferenceQuality(of: try Fixtures.reference("\(root)/wall/img1.png"), tryDetecting: true)
         #expect(graf.score >= 60)
-        #expect(wall.score <= 30)
+        #expect(wall.score <= 50)
+        #expect(graf.score >= wall.score + 30)
         #expect(wall.problems.contains(.lostWhenSmall))
         #expect(!graf.problems.contains(.lostWhenSmall))
     }

@@ -190,7 +190,14 @@ typedef struct cs_feature_options {
     int32_t edge_threshold; /* border in pixels where no features are found */
     /* The pyramid level the image itself is put on; the finer ones are enlarged copies. */
     int32_t first_level;
+    /* Which corners each level keeps when it has more than its share: cs_feature_ranking. */
+    int32_t ranking;
 } cs_feature_options;
+
+typedef enum cs_feature_ranking {
+    CS_RANKING_HARRIS = 0, /* by Harris response (OpenCV's default) */
+    CS_RANKING_FAST = 1    /* by FAST score */
+} cs_feature_ranking;
 
 /* Oriented FAST + rotated BRIEF on a gray image. An empty result is not an error. */
 cs_status cs_features_detect(const cs_image *gray, const cs_feature_options *options, cs_features **out,

@@ -24,11 +24,13 @@ cs_status cs_features_detect(const cs_image *gray, const cs_feature_options *opt
         cs::require(gray != nullptr && options != nullptr && out != nullptr, "cs_features_detect: NULL argument");
         cs::require(gray->mat.type() == CV_8UC1, "cs_features_detect: the image must be gray");
         cs::require(options->max_features > 0 && options->levels > 0 && options->scale_factor > 1.0f &&
-                        options->first_level >= 0 && options->first_level < options->levels,
+                        options->first_level >= 0 && options->first_level < options->levels &&
+                        (options->ranking == CS_RANKING_HARRIS || options->ranking == CS_RANKING_FAST),
                     "cs_features_detect: invalid options");
         *out = nullptr;
         auto orb = cv::ORB::create(options->max_features, options->scale_factor, options->levels,
-                                   options->edge_threshold, options->first_level, 2, cv::ORB::HARRIS_SCORE, 31,
+                                   options->edge_threshold, options->first_level, 2,
+                                   options->ranking == CS_RANKING_FAST ? cv::ORB::FAST_SCORE : cv::ORB::HARRIS_SCORE, 31,
                                    options->fast_threshold);
         std::vector<cv::KeyPoint> keypoints;
         cv::Mat descriptors;
