@@ -50,8 +50,16 @@ public final class DescriptorIndex {
     /// kept when it passes the ratio test against the second nearest and is within
     /// `maxDistance` bits. Disabled sets cost nothing: within each leaf the descriptors are
     /// grouped by set, so a search of 25 sets among 1,000 reads only those 25.
-    public func match(_ query: FeatureSet, ratio: Double, maxDistance: Int, enabled: [Bool]? = nil) -> [FeatureMatch] {
+    ///
+    /// A set that describes each detail several times (at neighbouring scales, in simulated
+    /// views) would fail its own true matches: with `sameDetailRadius` > 0, a neighbour of the
+    /// nearest's set closer to it than `sameDetailRadius` times the larger of their keypoint
+    /// sizes is the same detail, not a rival, and the ratio test is against the nearest rival.
+    public func match(_ query: FeatureSet, ratio: Double, maxDistance: Int, enabled: [Bool]? = nil,
+                      sameDetailRadius: Double = 0) -> [FeatureMatch]
+    {
         precondition(ratio > 0 && ratio <= 1, "the ratio test needs a ratio in (0, 1]")
+        precondition(sameDetailRadius >= 0, "the same-detail radius cannot be negative")
         precondition(enabled == nil || enabled!.count == setCount, "one enabled flag per set")
         if scratch.count < query.count {
             scratch = [cs_match](repeating: cs_match(), count: query.count)
@@ -61,7 +69,7 @@ public final class DescriptorIndex {
         scratch.withUnsafeMutableBufferPointer { buffer in
             flags.withUnsafeOptionalBufferPointer { enabledFlags in
                 checkInvariant {
-                    cs_matcher_match(handle, query.handle, enabledFlags, Float(ratio), Int32(maxDistance),
+                    cs_matcher_match(handle, query.handle, enabledFlags, Float(ratio), Int32(maxDistance), Float(sameDetailRadius),
                                      buffer.baseAddress, buffer.count, &n, $0)
                 }
             }

@@ -239,6 +239,33 @@ import WaymarkVision
         #expect(!onlyB.isEmpty && onlyB.allSatisfy { $0.set == 1 })
     }
 
+    /// A detail described twice (its descriptor one bit apart) at nearly the same place is not
+    /// its own rival under a same-detail radius; the same pair far apart, or in two sets, is.
+    @Test func sameDetailIsNotItsOwnRivalInTheRatioTest() {
+        var generator = SeededGenerator(seed: 7)
+        let detail = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var twice = detail
+        twice[0] ^= 1
+        func set(_ descriptors: [[UInt8]], at xs: [Double]) -> FeatureSet {
+            FeatureSet(keypoints: xs.map { Keypoint(location: Point2($0, 50), size: 20, angle: 0, response: 1, octave: 0) },
+                       descriptors: descriptors.flatMap { $0 })
+        }
+        var query = detail
+        query[30] ^= 0b11
+        query[31] ^= 0xFF // 10 bits from the first description, 11 from the second: no ratio test passes
+        let frame = set([query], at: [0])
+        func matches(_ sets: [FeatureSet], radius: Double) -> Int {
+            DescriptorIndex(sets: sets, search: .exact).match(frame, ratio: 0.8, maxDistance: 64, sameDetailRadius: radius).count
+        }
+        let near = set([detail, twice], at: [100, 104]) // 4 px apart, size 20: within 0.3 sizes
+        let far = set([detail, twice], at: [100, 200])
+        #expect(matches([near], radius: 0) == 0)
+        #expect(matches([near], radius: 0.3) == 1)
+        #expect(matches([near], radius: 0.1) == 0) // 4 px is beyond 0.1 × 20
+        #expect(matches([far], radius: 0.3) == 0)
+        #expect(matches([set([detail], at: [100]), set([twice], at: [104])], radius: 0.3) == 0)
+    }
+
     private func syntheticTexture(seed: UInt64) throws -> Image {
         var generator = SeededGenerator(seed: seed)
         let pixels = (0..<(200 * 200)).map { _ in UInt8.random(in: 0...255, using: &generator) }

@@ -240,12 +240,14 @@ cs_status cs_matcher_create(const cs_features *const *sets, size_t count, const 
 void cs_matcher_destroy(cs_matcher *matcher);
 /* For each query feature: its nearest training feature over the enabled sets
    (`enabled_sets[s] != 0`; NULL enables all), kept when distance < ratio * second_distance
-   and distance <= max_distance. A restricted search copies the enabled sets' descriptors
+   and distance <= max_distance. With same_detail_radius > 0 the second is the nearest feature
+   that is not the same detail as the nearest: one of another set, or farther from it than
+   same_detail_radius times the larger of their keypoint sizes. A restricted search copies the enabled sets' descriptors
    once and reuses the copy while the same sets are asked for, so a matcher is used by one
    thread at a time. */
 cs_status cs_matcher_match(cs_matcher *matcher, const cs_features *query, const uint8_t *enabled_sets,
-                           float ratio, int32_t max_distance, cs_match *out, size_t capacity, size_t *count,
-                           cs_error *error);
+                           float ratio, int32_t max_distance, float same_detail_radius, cs_match *out,
+                           size_t capacity, size_t *count, cs_error *error);
 
 /* Matching by projection: each `train` feature is mapped into the query's pixels by
    `homography` (row-major, train pixels -> query pixels) and compared with the query features

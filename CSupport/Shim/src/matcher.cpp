@@ -14,12 +14,18 @@ namespace {
 using cs::DescriptorBlock;
 constexpr uint32_t kLanes = DescriptorBlock::kLanes;
 
+// Where a training feature lies in its set's pixels, and how large it is.
+struct Place {
+    float x = 0, y = 0, size = 0;
+};
+
 // Descriptors grouped by leaf, each leaf starting on a new block and in set order, with their
 // origin. The slots between a leaf's end and the next leaf's start are padding.
 struct Buckets {
     std::vector<DescriptorBlock> blocks;
     std::vector<int32_t> set_of;
     std::vector<int32_t> index_in_set;
+    std::vector<Place> place;
     std::vector<uint32_t> start; // leaf -> first slot
     std::vector<uint32_t> end;   // leaf -> one past its last descriptor
 
@@ -27,18 +33,29 @@ struct Buckets {
 
     cs::Descriptor at(size_t slot) const { return blocks[slot / kLanes].get(uint32_t(slot % kLanes)); }
 
-    void push(const cs::Descriptor &d, int32_t set, int32_t index) {
+    void push(const cs::Descriptor &d, int32_t set, int32_t index, Place where) {
         size_t slot = size();
         if (slot % kLanes == 0) blocks.push_back(DescriptorBlock{});
         blocks.back().set(uint32_t(slot % kLanes), d);
         set_of.push_back(set);
         index_in_set.push_back(index);
+        place.push_back(where);
+    }
+
+    // Whether the features in slots a and b are one detail of one set, described twice (at
+    // neighbouring scales, or in two simulated views): within `radius` times the larger size.
+    bool same_detail(int32_t a, int32_t b, float radius) const {
+        if (set_of[size_t(a)] != set_of[size_t(b)]) return false;
+        const Place &p = place[size_t(a)], &q = place[size_t(b)];
+        const float dx = p.x - q.x, dy = p.y - q.y, r = radius * std::max(p.size, q.size);
+        return dx * dx + dy * dy < r * r;
     }
 
     void begin_leaf() {
         while (size() % kLanes != 0) {
             set_of.push_back(-1);
             index_in_set.push_back(-1);
+            place.push_back(Place{});
         }
         start.push_back(uint32_t(size()));
     }
@@ -46,7 +63,7 @@ struct Buckets {
     void end_leaf() { end.push_back(uint32_t(size())); }
 
     void append(const Buckets &from, uint32_t begin, uint32_t stop) {
-        for (uint32_t i = begin; i < stop; ++i) push(from.at(i), from.set_of[i], from.index_in_set[i]);
+        for (uint32_t i = begin; i < stop; ++i) push(from.at(i), from.set_of[i], from.index_in_set[i], from.place[i]);
     }
 };
 
@@ -74,71 +91,87 @@ struct Nearest {
     int32_t best = -1; // slot
     int distance = INT_MAX;
     int second = INT_MAX;
-
-    void offer(int d, int32_t slot) {
-        if (d < second) {
-            if (d < distance) {
-                second = distance;
-                distance = d;
-                best = slot;
-            } else {
-                second = d;
-            }
-        }
-    }
 };
 
-// One query's nearest and second-nearest distance so far, kept per lane (a share of the slots)
-// so that eight descriptors are compared at a time; the lanes are merged at the end. Any
-// split of the slots among lanes merges to the same nearest and second-nearest distance, and
-// a tie for nearest leaves the second equal to it, which no ratio test passes: every kernel
-// finds the same matches as a search one descriptor at a time.
+// One query's nearest and second-nearest descriptor so far, kept per lane so that eight
+// descriptors are compared at a time; lane l sees the slots congruent to l modulo 8 (in some
+// order of lanes), in increasing order, whichever kernel runs. The lanes are merged at the
+// end, so every kernel finds the same matches.
 struct alignas(32) LaneNearest {
     int32_t best[kLanes];
     int32_t second[kLanes];
     int32_t slot[kLanes];
+    int32_t second_slot[kLanes];
 
     void reset() {
         std::fill(best, best + kLanes, INT_MAX);
         std::fill(second, second + kLanes, INT_MAX);
         std::fill(slot, slot + kLanes, -1);
+        std::fill(second_slot, second_slot + kLanes, -1);
     }
 
-    Nearest merged() const {
+    void offer(uint32_t lane, int d, int32_t s) {
+        if (d >= second[lane]) return;
+        if (d < best[lane]) {
+            second[lane] = best[lane];
+            second_slot[lane] = slot[lane];
+            best[lane] = d;
+            slot[lane] = s;
+        } else {
+            second[lane] = d;
+            second_slot[lane] = s;
+        }
+    }
+
+    // The nearest of all lanes (the lower slot on a tie) and the nearest other one that is not
+    // the same detail (`same_detail_radius` > 0), or simply the second nearest. A tie for
+    // nearest between two different details leaves the second equal to it, which no ratio
+    // test passes. Each lane keeps two, so a lane whose two are both the nearest detail hides
+    // its third: the second may then come out a little farther than the true one.
+    Nearest merged(const Buckets &b, float same_detail_radius) const {
         Nearest n;
+        for (uint32_t lane = 0; lane < kLanes; ++lane)
+            if (slot[lane] >= 0 && (best[lane] < n.distance || (best[lane] == n.distance && slot[lane] < n.best))) {
+                n.distance = best[lane];
+                n.best = slot[lane];
+            }
+        if (n.best < 0) return n;
+        auto consider = [&](int d, int32_t s) {
+            if (s < 0 || s == n.best || d >= n.second) return;
+            if (same_detail_radius > 0 && b.same_detail(s, n.best, same_detail_radius)) return;
+            n.second = d;
+        };
         for (uint32_t lane = 0; lane < kLanes; ++lane) {
-            n.offer(best[lane], slot[lane]);
-            n.offer(second[lane], -1); // never below the nearest offered so far: only a second
+            consider(best[lane], slot[lane]);
+            consider(second[lane], second_slot[lane]);
         }
         return n;
     }
 };
 
-// One descriptor at a time, keeping everything in lane 0 (the other lanes stay empty).
+// One descriptor at a time, each into its lane.
 CS_POPCOUNT
 void scan_leaf_scalar(const Buckets &b, const cs::Descriptor &q, uint32_t leaf, LaneNearest &lanes) {
-    Nearest n{lanes.slot[0], lanes.best[0], lanes.second[0]};
     for (uint32_t slot = b.start[leaf], end = b.end[leaf]; slot < end; ++slot)
-        n.offer(cs::hamming(q, b.at(slot)), int32_t(slot));
-    lanes.best[0] = n.distance;
-    lanes.second[0] = n.second;
-    lanes.slot[0] = n.best;
+        lanes.offer(slot % kLanes, cs::hamming(q, b.at(slot)), int32_t(slot));
 }
 
 #if defined(__x86_64__)
 // A LaneNearest in registers, for the vector kernels.
 struct LaneRegisters {
-    __m256i best, second, slot;
+    __m256i best, second, slot, second_slot;
 
     __attribute__((target("avx2"))) explicit LaneRegisters(const LaneNearest &n)
         : best(_mm256_load_si256(reinterpret_cast<const __m256i *>(n.best))),
           second(_mm256_load_si256(reinterpret_cast<const __m256i *>(n.second))),
-          slot(_mm256_load_si256(reinterpret_cast<const __m256i *>(n.slot))) {}
+          slot(_mm256_load_si256(reinterpret_cast<const __m256i *>(n.slot))),
+          second_slot(_mm256_load_si256(reinterpret_cast<const __m256i *>(n.second_slot))) {}
 
     __attribute__((target("avx2"))) void store(LaneNearest &n) const {
         _mm256_store_si256(reinterpret_cast<__m256i *>(n.best), best);
         _mm256_store_si256(reinterpret_cast<__m256i *>(n.second), second);
         _mm256_store_si256(reinterpret_cast<__m256i *>(n.slot), slot);
+        _mm256_store_si256(reinterpret_cast<__m256i *>(n.second_slot), second_slot);
     }
 
     // Folds in the eight distances (32-bit lanes) of the block at `first`, whose lanes hold
@@ -147,8 +180,10 @@ struct LaneRegisters {
         if (end - first < kLanes)
             d = _mm256_blendv_epi8(_mm256_set1_epi32(INT_MAX), d,
                                    _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(end)), slots));
+        const __m256i nearer = _mm256_cmpgt_epi32(best, d), second_nearer = _mm256_cmpgt_epi32(second, d);
+        second_slot = _mm256_blendv_epi8(_mm256_blendv_epi8(second_slot, slots, second_nearer), slot, nearer);
         second = _mm256_min_epi32(second, _mm256_max_epi32(best, d));
-        slot = _mm256_blendv_epi8(slot, slots, _mm256_cmpgt_epi32(best, d));
+        slot = _mm256_blendv_epi8(slot, slots, nearer);
         best = _mm256_min_epi32(best, d);
     }
 };
@@ -285,10 +320,12 @@ cs_status cs_matcher_create(const cs_features *const *sets, size_t count, const 
         matcher->set_count = count;
         std::vector<cs::Descriptor> train;
         std::vector<int32_t> set_of, index_in_set;
+        std::vector<Place> places;
         for (size_t set = 0; set < count; ++set) {
             cs::require(sets[set] != nullptr, "cs_matcher_create: a set is NULL");
             const auto &d = sets[set]->descriptors;
             train.insert(train.end(), d.begin(), d.end());
+            for (const cs_keypoint &k : sets[set]->keypoints) places.push_back(Place{k.x, k.y, k.size});
             for (size_t i = 0; i < d.size(); ++i) {
                 set_of.push_back(int32_t(set));
                 index_in_set.push_back(int32_t(i));
@@ -315,7 +352,7 @@ cs_status cs_matcher_create(const cs_features *const *sets, size_t count, const 
         for (uint32_t leaf = 0; leaf < leaf_count; ++leaf) {
             all.begin_leaf();
             for (; next < order.size() && leaf_of[order[next]] == leaf; ++next)
-                all.push(train[order[next]], set_of[order[next]], index_in_set[order[next]]);
+                all.push(train[order[next]], set_of[order[next]], index_in_set[order[next]], places[order[next]]);
             all.end_leaf();
         }
         index_sets_within_leaves(*matcher);
@@ -326,10 +363,12 @@ cs_status cs_matcher_create(const cs_features *const *sets, size_t count, const 
 void cs_matcher_destroy(cs_matcher *matcher) { delete matcher; }
 
 cs_status cs_matcher_match(cs_matcher *matcher, const cs_features *query, const uint8_t *enabled_sets, float ratio,
-                           int32_t max_distance, cs_match *out, size_t capacity, size_t *count, cs_error *error) {
+                           int32_t max_distance, float same_detail_radius, cs_match *out, size_t capacity, size_t *count,
+                           cs_error *error) {
     return cs::guard(error, [&] {
         cs::require(matcher != nullptr && query != nullptr && count != nullptr, "cs_matcher_match: NULL argument");
         cs::require(ratio > 0 && ratio <= 1, "cs_matcher_match: ratio must be in (0, 1]");
+        cs::require(same_detail_radius >= 0, "cs_matcher_match: the same-detail radius must be >= 0");
         size_t queries = query->descriptors.size();
         cs::require_capacity(capacity, queries);
         const Buckets &b = buckets_for(*matcher, enabled_sets);
@@ -344,7 +383,7 @@ cs_status cs_matcher_match(cs_matcher *matcher, const cs_features *query, const 
             }
         size_t kept = 0;
         for (size_t i = 0; i < queries; ++i) {
-            const Nearest n = m.nearest[i].merged();
+            const Nearest n = m.nearest[i].merged(b, same_detail_radius);
             if (n.best < 0 || n.distance > max_distance) continue;
             if (n.second != INT_MAX && float(n.distance) >= ratio * float(n.second)) continue;
             out[kept++] = {int32_t(i), b.set_of[size_t(n.best)], b.index_in_set[size_t(n.best)], n.distance,
