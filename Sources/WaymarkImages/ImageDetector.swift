@@ -16,6 +16,11 @@ public struct ImageDetectorOptions: Equatable, Sendable {
     }()
     /// Lowe's ratio test between the nearest and second-nearest descriptor.
     public var ratio = 0.8
+    /// A reference describes each detail several times (at neighbouring scales and in its
+    /// simulated oblique views); a second neighbour of the same reference within this many
+    /// keypoint sizes of the nearest is that detail again, and is not its rival in the ratio
+    /// test (0: every second neighbour is a rival).
+    public var sameDetailRadius = 0.3
     public var maxDescriptorDistance = 64
     /// Matches a reference needs before a homography is tried.
     public var minMatches = 8
@@ -127,7 +132,8 @@ public final class ImageDetector {
             enabled = chosen
         }
         var detections = locate(
-            index.match(features, ratio: options.ratio, maxDistance: options.maxDescriptorDistance, enabled: enabled),
+            index.match(features, ratio: options.ratio, maxDistance: options.maxDescriptorDistance, enabled: enabled,
+                        sameDetailRadius: options.sameDetailRadius),
             in: \.features, at: \.featureLocations, frame: features, frameLocations: locations, in: gray,
             skipping: skipping, intrinsics: intrinsics)
         // A reference far smaller in the frame than its own pyramid reaches is only found by its
@@ -137,7 +143,8 @@ public final class ImageDetector {
         if let enabled { searched.formUnion(enabled.indices.filter { !enabled[$0] }) }
         if searched.count < references.count {
             detections += locate(
-                coarseIndex.match(features, ratio: options.ratio, maxDistance: options.maxDescriptorDistance, enabled: enabled),
+                coarseIndex.match(features, ratio: options.ratio, maxDistance: options.maxDescriptorDistance,
+                                  enabled: enabled, sameDetailRadius: options.sameDetailRadius),
                 in: \.coarseFeatures, at: \.coarseFeatureLocations, frame: features, frameLocations: locations,
                 in: gray, skipping: searched, intrinsics: intrinsics)
         }

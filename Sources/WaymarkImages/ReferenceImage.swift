@@ -34,10 +34,14 @@ public final class ReferenceImage {
         /// Scale of the copy whose pyramid levels from `coarseFirstOctave` on make the coarse set.
         public var coarseScale = 0.3
         public var coarseFirstOctave = 1
-        /// Simulated oblique views (the reference squeezed by `obliqueTilt` across each of these
-        /// directions, degrees), described too, so that strongly slanted posters still match.
-        public var obliqueAngles: [Double] = [0, 45, 90, 135]
-        public var obliqueTilt = 2.0
+        /// Simulated oblique views, described too, so that strongly slanted posters still match:
+        /// a tilt of 2 is a view 60° off-axis, 2.8 one 69° off-axis (ASIFT's sampling, tilts
+        /// √2 apart, longitudes closer as the tilt grows). Paid once per reference.
+        public var obliqueViews = [
+            ObliqueViews(tilt: 2, angles: [0, 45, 90, 135]),
+            ObliqueViews(tilt: 2.8, angles: [0, 30, 60, 90, 120, 150]),
+        ]
+        /// Features per simulated view.
         public var obliqueFeatures = Options.fastRanked(500)
         /// Longer side of the finest alignment template; each coarser one halves it.
         public var templateSide = 1024
@@ -80,11 +84,13 @@ public final class ReferenceImage {
             keypoints += detail.keypoints
             descriptors += detail.descriptors
         }
-        for angle in options.obliqueAngles {
-            let view = Self.obliqueFeatures(of: gray, scale: scale, tilt: options.obliqueTilt, angle: angle,
-                                            options: options.obliqueFeatures)
-            keypoints += view.keypoints
-            descriptors += view.descriptors
+        for views in options.obliqueViews {
+            for angle in views.angles {
+                let view = Self.obliqueFeatures(of: gray, scale: scale, tilt: views.tilt, angle: angle,
+                                                options: options.obliqueFeatures)
+                keypoints += view.keypoints
+                descriptors += view.descriptors
+            }
         }
         features = FeatureSet(keypoints: keypoints, descriptors: descriptors)
         featureLocations = keypoints.map(\.location)
@@ -177,6 +183,19 @@ public final class ReferenceImage {
     }
 
     private static func scaled(_ n: Int, _ s: Double) -> Int { max(1, Int((Double(n) * s).rounded())) }
+}
+
+/// Views of a reference squeezed by `tilt` (a view arccos(1/tilt) off-axis) across each of
+/// `angles` (degrees, in the reference's plane).
+public struct ObliqueViews: Equatable, Sendable {
+    public var tilt: Double
+    public var angles: [Double]
+
+    public init(tilt: Double, angles: [Double]) {
+        precondition(tilt >= 1, "a tilt is at least 1 (a frontal view)")
+        self.tilt = tilt
+        self.angles = angles
+    }
 }
 
 /// A downscaled copy of a reference image with strong corners, for sub-pixel alignment.

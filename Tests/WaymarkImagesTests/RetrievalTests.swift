@@ -21,7 +21,7 @@ import WaymarkVision
         var options = ReferenceImage.Options()
         options.templateLevels = 1
         options.detailScales = []
-        options.obliqueAngles = []
+        options.obliqueViews = []
         options.features = FeatureOptions(maxFeatures: 300)
         for seed in 0..<180 {
             references.append(try ReferenceImage(
