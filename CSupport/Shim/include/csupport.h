@@ -242,9 +242,9 @@ void cs_matcher_destroy(cs_matcher *matcher);
    (`enabled_sets[s] != 0`; NULL enables all), kept when distance < ratio * second_distance
    and distance <= max_distance. With same_detail_radius > 0 the second is the nearest feature
    that is not the same detail as the nearest: one of another set, or farther from it than
-   same_detail_radius times the larger of their keypoint sizes. A restricted search copies the enabled sets' descriptors
-   once and reuses the copy while the same sets are asked for, so a matcher is used by one
-   thread at a time. */
+   same_detail_radius times the larger of their keypoint sizes. A restricted search copies
+   the enabled sets' descriptors once and reuses the copy while the same sets are asked for,
+   so a matcher is used by one thread at a time. */
 cs_status cs_matcher_match(cs_matcher *matcher, const cs_features *query, const uint8_t *enabled_sets,
                            float ratio, int32_t max_distance, float same_detail_radius, cs_match *out,
                            size_t capacity, size_t *count, cs_error *error);
