@@ -69,8 +69,8 @@ public final class DescriptorIndex {
         scratch.withUnsafeMutableBufferPointer { buffer in
             flags.withUnsafeOptionalBufferPointer { enabledFlags in
                 checkInvariant {
-                    cs_matcher_match(handle, query.handle, enabledFlags, Float(ratio), Int32(maxDistance), Float(sameDetailRadius),
-                                     buffer.baseAddress, buffer.count, &n, $0)
+                    cs_matcher_match(handle, query.handle, enabledFlags, Float(ratio), Int32(maxDistance),
+                                     Float(sameDetailRadius), buffer.baseAddress, buffer.count, &n, $0)
                 }
             }
         }
