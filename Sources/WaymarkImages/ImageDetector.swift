@@ -17,8 +17,8 @@ public struct ImageDetectorOptions: Equatable, Sendable {
         return o
     }()
     /// How frame features are looked up among the references'. A wider tree than
-    /// `DescriptorIndex.Search.default`, probed in fewer leaves: a quarter of its comparisons
-    /// for 25 references. On the poster benchmark's development split a finer search finds
+    /// `DescriptorIndex.Search.default`, probed in fewer leaves: about a fifth of its
+    /// comparisons per query for 25 references. On the poster benchmark's development split a finer search finds
     /// one or two posters in a hundred more.
     public var search = DescriptorIndex.Search.tree(branching: 32, depth: 2, probes: 4)
     /// Lowe's ratio test between the nearest and second-nearest descriptor.
@@ -110,7 +110,8 @@ public final class ImageDetector {
             retrieval = references.isEmpty ? nil : ReferenceRetrieval(references: references, seed: options.seed)
         }
         index = DescriptorIndex(sets: references.map(\.features), search: options.search, seed: options.seed)
-        coarseIndex = DescriptorIndex(sets: references.map(\.coarseFeatures), search: options.search, seed: options.seed)
+        coarseIndex = DescriptorIndex(sets: references.map(\.coarseFeatures), search: options.search,
+                                      seed: options.seed)
     }
 
     /// The features searched for in a `width`×`height` frame: `options.frameFeatures`, their
