@@ -8,12 +8,15 @@ public struct ImageDetectorOptions: Equatable, Sendable {
     /// over a wider range of scales than any frame needs). Corners are ranked by FAST score,
     /// as the references' are, so a faint poster keeps features against a busy room; even so
     /// a faint or blurred one gets few of them, and 3000 rather than 2000 find more such
-    /// posters (`search` pays for the extra ones).
+    /// posters (`search` pays for the extra ones). Half of each level's features are spread
+    /// over the frame cell by cell, so a faint poster before a busy room keeps its share: on
+    /// the poster benchmark's development split 0.90 found instead of 0.86, for ~10 % more time.
     public var frameFeatures: FeatureOptions = {
         var o = FeatureOptions(maxFeatures: 3000)
         o.levels = 6
         o.enlargedLevels = 1
         o.ranking = .fast
+        o.spread = 0.5
         return o
     }()
     /// How frame features are looked up among the references'. A wider tree than

@@ -41,6 +41,12 @@ public struct FeatureOptions: Equatable, Sendable {
     public var enlargedLevels = 0
     /// Which corners a pyramid level keeps when it finds more than its share.
     public var ranking = FeatureRanking.harris
+    /// Share (0...1) of each level's features chosen cell by cell over the image (every cell's
+    /// strongest corner, then every cell's second…), so that a faint region keeps corners
+    /// against a busy one; the rest by strength. A cell with fewer corners than its share is
+    /// searched again down to `minFastThreshold`. 0: by strength alone, as OpenCV's ORB.
+    /// Needs `.fast` ranking.
+    public var spread = 0.0
 
     public init() {}
 
@@ -66,12 +72,15 @@ public final class FeatureSet {
     /// Detects features in a gray image. Finding none is not an error.
     public convenience init(detectingIn image: Image, options: FeatureOptions = FeatureOptions()) {
         precondition(image.channels == 1, "features are detected on gray images")
+        precondition((0...1).contains(options.spread) && (options.spread == 0 || options.ranking == .fast),
+                     "a spread of features is a share in 0...1, chosen by FAST score")
         var o = cs_feature_options(
             max_features: Int32(options.maxFeatures), scale_factor: Float(options.scaleFactor),
             levels: Int32(options.levels), fast_threshold: Int32(options.fastThreshold),
             min_fast_threshold: Int32(options.minFastThreshold), edge_threshold: Int32(options.edgeThreshold),
             first_level: Int32(options.enlargedLevels),
-            ranking: Int32(options.ranking == .fast ? CS_RANKING_FAST.rawValue : CS_RANKING_HARRIS.rawValue))
+            ranking: Int32(options.ranking == .fast ? CS_RANKING_FAST.rawValue : CS_RANKING_HARRIS.rawValue),
+            spread: Float(options.spread))
         var out: OpaquePointer?
         checkInvariant { cs_features_detect(image.handle, &o, &out, $0) }
         self.init(owning: out!)

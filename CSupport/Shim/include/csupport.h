@@ -192,6 +192,12 @@ typedef struct cs_feature_options {
     int32_t first_level;
     /* Which corners each level keeps when it has more than its share: cs_feature_ranking. */
     int32_t ranking;
+    /* Share (0...1) of each level's corners chosen cell by cell over the level (every cell's
+       strongest, then every cell's second...), so that a faint region keeps corners against a
+       busy one; the rest by FAST score. A cell with fewer corners at fast_threshold than its
+       share of those is searched again down to min_fast_threshold. 0: OpenCV's ORB as it is.
+       Needs CS_RANKING_FAST. */
+    float spread;
 } cs_feature_options;
 
 typedef enum cs_feature_ranking {

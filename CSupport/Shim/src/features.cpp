@@ -2,7 +2,10 @@
 #include "descriptors.hpp"
 
 #include <opencv2/features2d.hpp>
+#include <opencv2/imgproc.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -12,6 +15,175 @@ constexpr size_t descriptor_bytes = sizeof(cs::Descriptor);
 
 void require_features(const cs_features *features) {
     cs::require(features != nullptr, "features are NULL");
+}
+
+// The spread selection's cells, in pixels of each pyramid level.
+constexpr int kSpreadCell = 40;
+// ORB's patch: 31 pixels across, its orientation from the intensity centroid of the disc in it.
+constexpr int kPatchSize = 31;
+constexpr int kHalfPatch = kPatchSize / 2;
+
+// Half-widths of the disc's rows, symmetric about the diagonal as ORB's own.
+std::vector<int> disc_rows() {
+    std::vector<int> half_width(size_t(kHalfPatch) + 2);
+    const int vmax = cvFloor(kHalfPatch * std::sqrt(2.f) / 2 + 1), vmin = cvCeil(kHalfPatch * std::sqrt(2.f) / 2);
+    for (int v = 0; v <= vmax; ++v)
+        half_width[size_t(v)] = cvRound(std::sqrt(double(kHalfPatch * kHalfPatch - v * v)));
+    for (int v = kHalfPatch, u = 0; v >= vmin; --v) {
+        while (half_width[size_t(u)] == half_width[size_t(u) + 1]) ++u;
+        half_width[size_t(v)] = u++;
+    }
+    return half_width;
+}
+
+// The direction from a corner to the intensity centroid of the disc around it, degrees.
+float centroid_angle(const cv::Mat &level, cv::Point2f at, const std::vector<int> &half_width) {
+    const uchar *centre = level.ptr<uchar>(cvRound(at.y)) + cvRound(at.x);
+    const int step = int(level.step1());
+    int m01 = 0, m10 = 0;
+    for (int u = -kHalfPatch; u <= kHalfPatch; ++u) m10 += u * centre[u];
+    for (int v = 1; v <= kHalfPatch; ++v) {
+        int difference = 0;
+        for (int u = -half_width[size_t(v)]; u <= half_width[size_t(v)]; ++u) {
+            const int below = centre[u + v * step], above = centre[u - v * step];
+            difference += below - above;
+            m10 += u * (below + above);
+        }
+        m01 += v * difference;
+    }
+    return cv::fastAtan2(float(m01), float(m10));
+}
+
+// A level's grid of kSpreadCell-pixel cells.
+struct CellGrid {
+    int columns, rows;
+
+    explicit CellGrid(cv::Size size)
+        : columns((size.width + kSpreadCell - 1) / kSpreadCell), rows((size.height + kSpreadCell - 1) / kSpreadCell) {}
+
+    size_t count() const { return size_t(columns * rows); }
+
+    size_t cell(cv::Point2f p) const {
+        const int column = std::min(columns - 1, int(p.x) / kSpreadCell), row = std::min(rows - 1, int(p.y) / kSpreadCell);
+        return size_t(row * columns + column);
+    }
+};
+
+// Stronger first; equal scores in a fixed order.
+struct Stronger {
+    const std::vector<cv::KeyPoint> &corners;
+    bool operator()(uint32_t a, uint32_t b) const {
+        return corners[a].response > corners[b].response || (corners[a].response == corners[b].response && a < b);
+    }
+};
+
+// FAST corners of `level` at `threshold`, and at `weak_threshold` as well within the cells that
+// have fewer than `share` at `threshold`; none within `border` pixels of the edge.
+void spread_corners(const cv::Mat &level, int threshold, int weak_threshold, size_t share, int border,
+                    std::vector<cv::KeyPoint> &corners) {
+    cv::FAST(level, corners, threshold, true);
+    cv::KeyPointsFilter::runByImageBorder(corners, level.size(), border);
+    if (weak_threshold <= 0 || weak_threshold >= threshold) return;
+    const CellGrid grid(level.size());
+    std::vector<size_t> found(grid.count(), 0);
+    for (const auto &k : corners) ++found[grid.cell(k.pt)];
+    std::vector<cv::KeyPoint> weak;
+    const cv::Rect inner(border, border, level.cols - 2 * border, level.rows - 2 * border);
+    for (int row = 0; row < grid.rows; ++row)
+        for (int column = 0; column < grid.columns; ++column) {
+            if (found[size_t(row * grid.columns + column)] >= share) continue;
+            const cv::Rect cell = cv::Rect(column * kSpreadCell, row * kSpreadCell, kSpreadCell, kSpreadCell) & inner;
+            if (cell.empty()) continue;
+            // FAST reads 3 pixels around a corner: the cell with that margin, corners kept in the cell.
+            const cv::Rect window = cv::Rect(cell.x - 3, cell.y - 3, cell.width + 6, cell.height + 6) &
+                                    cv::Rect(0, 0, level.cols, level.rows);
+            cv::FAST(level(window), weak, weak_threshold, true);
+            for (cv::KeyPoint k : weak) {
+                k.pt.x += float(window.x);
+                k.pt.y += float(window.y);
+                if (cell.contains(cv::Point(int(k.pt.x), int(k.pt.y))) && k.response < float(threshold))
+                    corners.push_back(k);
+            }
+        }
+}
+
+// Keeps `quota` of `corners` (FAST-scored, in a level of `size`): `spread` of the quota in
+// rounds over the cells, each round every cell's next strongest (strongest first within a
+// round), then the strongest of the rest.
+void keep_spread(std::vector<cv::KeyPoint> &corners, size_t quota, float spread, cv::Size size) {
+    if (corners.size() <= quota) return;
+    const CellGrid grid(size);
+    const Stronger stronger{corners};
+    // Corners by cell (a counting sort), strongest first within each.
+    std::vector<uint32_t> first(grid.count() + 1, 0), by_cell(corners.size());
+    for (const auto &k : corners) ++first[grid.cell(k.pt) + 1];
+    for (size_t c = 1; c < first.size(); ++c) first[c] += first[c - 1];
+    std::vector<uint32_t> fill(first.begin(), first.end() - 1);
+    for (uint32_t i = 0; i < corners.size(); ++i) by_cell[fill[grid.cell(corners[i].pt)]++] = i;
+    for (size_t c = 0; c < grid.count(); ++c) std::sort(by_cell.begin() + first[c], by_cell.begin() + first[c + 1], stronger);
+    std::vector<char> kept(corners.size(), 0);
+    const size_t spread_quota = std::min(quota, size_t(std::lround(double(spread) * double(quota))));
+    size_t count = 0;
+    std::vector<uint32_t> round;
+    for (uint32_t rank = 0; count < spread_quota; ++rank) {
+        round.clear();
+        for (size_t c = 0; c < grid.count(); ++c)
+            if (first[c] + rank < first[c + 1]) round.push_back(by_cell[first[c] + rank]);
+        if (round.empty()) break;
+        const size_t take = std::min(round.size(), spread_quota - count);
+        std::partial_sort(round.begin(), round.begin() + long(take), round.end(), stronger);
+        for (size_t i = 0; i < take; ++i) kept[round[i]] = 1;
+        count += take;
+    }
+    std::vector<uint32_t> rest;
+    for (uint32_t i = 0; i < corners.size(); ++i)
+        if (!kept[i]) rest.push_back(i);
+    const size_t take = std::min(rest.size(), quota - count);
+    std::nth_element(rest.begin(), rest.begin() + long(take), rest.end(), stronger);
+    for (size_t i = 0; i < take; ++i) kept[rest[i]] = 1;
+    size_t next = 0;
+    for (uint32_t i = 0; i < corners.size(); ++i)
+        if (kept[i]) corners[next++] = corners[i];
+    corners.resize(next);
+}
+
+// Oriented keypoints on the levels ORB would build, chosen by keep_spread with ORB's share of
+// features per level; in image coordinates, ready for ORB's descriptors.
+std::vector<cv::KeyPoint> spread_keypoints(const cv::Mat &image, const cs_feature_options &o) {
+    const float factor = 1.f / o.scale_factor;
+    std::vector<size_t> quota(static_cast<size_t>(o.levels));
+    float share = float(o.max_features) * (1 - factor) / (1 - std::pow(factor, float(o.levels)));
+    size_t assigned = 0;
+    for (size_t l = 0; l + 1 < quota.size(); ++l, share *= factor) {
+        quota[l] = size_t(cvRound(share));
+        assigned += quota[l];
+    }
+    quota.back() = size_t(std::max<long>(long(o.max_features) - long(assigned), 0));
+    static const std::vector<int> half_width = disc_rows();
+    std::vector<cv::KeyPoint> keypoints, corners;
+    cv::Mat previous = image, level;
+    for (int l = 0; l < o.levels; ++l) {
+        const float scale = std::pow(o.scale_factor, float(l - o.first_level));
+        // As ORB builds its pyramid: enlarged levels from the image, the others each from the last.
+        if (l == o.first_level) level = image;
+        else cv::resize(previous, level, cv::Size(cvRound(float(image.cols) / scale), cvRound(float(image.rows) / scale)),
+                        0, 0, cv::INTER_LINEAR_EXACT);
+        if (l >= o.first_level) previous = level;
+        // ORB's descriptor step drops keypoints within edge_threshold image pixels of the border.
+        const int border = int(std::ceil(float(o.edge_threshold) * std::max(1.f, 1.f / scale)));
+        const size_t cell_share = size_t(std::ceil(double(o.spread) * double(quota[size_t(l)]) /
+                                                   double(CellGrid(level.size()).count())));
+        spread_corners(level, o.fast_threshold, o.min_fast_threshold, cell_share, border, corners);
+        keep_spread(corners, quota[size_t(l)], o.spread, level.size());
+        for (cv::KeyPoint k : corners) {
+            k.angle = centroid_angle(level, k.pt, half_width);
+            k.octave = l;
+            k.size = float(kPatchSize) * scale;
+            k.pt *= scale;
+            keypoints.push_back(k);
+        }
+    }
+    return keypoints;
 }
 
 } // namespace
@@ -25,17 +197,24 @@ cs_status cs_features_detect(const cs_image *gray, const cs_feature_options *opt
         cs::require(gray->mat.type() == CV_8UC1, "cs_features_detect: the image must be gray");
         cs::require(options->max_features > 0 && options->levels > 0 && options->scale_factor > 1.0f &&
                         options->first_level >= 0 && options->first_level < options->levels &&
-                        (options->ranking == CS_RANKING_HARRIS || options->ranking == CS_RANKING_FAST),
+                        (options->ranking == CS_RANKING_HARRIS || options->ranking == CS_RANKING_FAST) &&
+                        options->spread >= 0 && options->spread <= 1 &&
+                        (options->spread == 0 || options->ranking == CS_RANKING_FAST),
                     "cs_features_detect: invalid options");
         *out = nullptr;
         auto orb = cv::ORB::create(options->max_features, options->scale_factor, options->levels,
                                    options->edge_threshold, options->first_level, 2,
-                                   options->ranking == CS_RANKING_FAST ? cv::ORB::FAST_SCORE : cv::ORB::HARRIS_SCORE, 31,
-                                   options->fast_threshold);
+                                   options->ranking == CS_RANKING_FAST ? cv::ORB::FAST_SCORE : cv::ORB::HARRIS_SCORE,
+                                   kPatchSize, options->fast_threshold);
         std::vector<cv::KeyPoint> keypoints;
         cv::Mat descriptors;
-        orb->detectAndCompute(gray->mat, cv::noArray(), keypoints, descriptors);
-        if (options->min_fast_threshold > 0 && options->min_fast_threshold < options->fast_threshold &&
+        if (options->spread > 0) {
+            keypoints = spread_keypoints(gray->mat, *options);
+            orb->detectAndCompute(gray->mat, cv::noArray(), keypoints, descriptors, true);
+        } else {
+            orb->detectAndCompute(gray->mat, cv::noArray(), keypoints, descriptors);
+        }
+        if (options->spread == 0 && options->min_fast_threshold > 0 && options->min_fast_threshold < options->fast_threshold &&
             int(keypoints.size()) < options->max_features / 2) {
             orb->setFastThreshold(options->min_fast_threshold);
             orb->detectAndCompute(gray->mat, cv::noArray(), keypoints, descriptors);
