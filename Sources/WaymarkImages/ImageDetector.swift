@@ -9,8 +9,9 @@ public struct ImageDetectorOptions: Equatable, Sendable {
     /// as the references' are, so a faint poster keeps features against a busy room; even so
     /// a faint or blurred one gets few of them, and 3000 rather than 2000 find more such
     /// posters (`search` pays for the extra ones). Half of each level's features are spread
-    /// over the frame cell by cell, so a faint poster before a busy room keeps its share: on
-    /// the poster benchmark's development split 0.90 found instead of 0.86, for ~10 % more time.
+    /// over the frame cell by cell (`FeatureOptions.spread`), so such a poster keeps its share:
+    /// on the poster benchmark's development split 0.90 found instead of 0.86, for ~10 % more
+    /// time.
     public var frameFeatures: FeatureOptions = {
         var o = FeatureOptions(maxFeatures: 3000)
         o.levels = 6
@@ -21,8 +22,8 @@ public struct ImageDetectorOptions: Equatable, Sendable {
     }()
     /// How frame features are looked up among the references'. A wider tree than
     /// `DescriptorIndex.Search.default`, probed in fewer leaves: about a fifth of its
-    /// comparisons per query for 25 references. On the poster benchmark's development split a finer search finds
-    /// one or two posters in a hundred more.
+    /// comparisons per query for 25 references. On the poster benchmark's development split a
+    /// finer search finds one or two posters in a hundred more.
     public var search = DescriptorIndex.Search.tree(branching: 32, depth: 2, probes: 4)
     /// Lowe's ratio test between the nearest and second-nearest descriptor.
     public var ratio = 0.8
