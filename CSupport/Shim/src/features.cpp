@@ -148,8 +148,10 @@ void keep_spread(std::vector<cv::KeyPoint> &corners, size_t quota, float spread,
 }
 
 // Oriented keypoints on the levels ORB would build, chosen by keep_spread with ORB's share of
-// features per level; in image coordinates, ready for ORB's descriptors.
-std::vector<cv::KeyPoint> spread_keypoints(const cv::Mat &image, const cs_feature_options &o) {
+// features per level, and their ORB descriptors, computed level by level on this pyramid (what
+// ORB given the keypoints would find, without building the pyramid again); in image coordinates.
+void spread_features(const cv::Mat &image, const cs_feature_options &o, std::vector<cv::KeyPoint> &keypoints,
+                     cv::Mat &descriptors) {
     const float factor = 1.f / o.scale_factor;
     std::vector<size_t> quota(static_cast<size_t>(o.levels));
     float share = float(o.max_features) * (1 - factor) / (1 - std::pow(factor, float(o.levels)));
@@ -160,7 +162,11 @@ std::vector<cv::KeyPoint> spread_keypoints(const cv::Mat &image, const cs_featur
     }
     quota.back() = size_t(std::max<long>(long(o.max_features) - long(assigned), 0));
     static const std::vector<int> half_width = disc_rows();
-    std::vector<cv::KeyPoint> keypoints, corners;
+    const auto describer = cv::ORB::create(o.max_features, o.scale_factor, 1, o.edge_threshold, 0, 2,
+                                           cv::ORB::FAST_SCORE, kPatchSize, o.fast_threshold);
+    keypoints.clear();
+    std::vector<cv::KeyPoint> corners;
+    std::vector<cv::Mat> level_descriptors;
     cv::Mat previous = image, level;
     for (int l = 0; l < o.levels; ++l) {
         const float scale = std::pow(o.scale_factor, float(l - o.first_level));
@@ -175,15 +181,22 @@ std::vector<cv::KeyPoint> spread_keypoints(const cv::Mat &image, const cs_featur
                                                    double(CellGrid(level.size()).count())));
         spread_corners(level, o.fast_threshold, o.min_fast_threshold, cell_share, border, corners);
         keep_spread(corners, quota[size_t(l)], o.spread, level.size());
-        for (cv::KeyPoint k : corners) {
+        for (auto &k : corners) {
             k.angle = centroid_angle(level, k.pt, half_width);
+            k.size = float(kPatchSize);
+            k.octave = 0;
+        }
+        cv::Mat described;
+        describer->compute(level, corners, described);
+        if (!corners.empty()) level_descriptors.push_back(described);
+        for (cv::KeyPoint k : corners) {
             k.octave = l;
             k.size = float(kPatchSize) * scale;
             k.pt *= scale;
             keypoints.push_back(k);
         }
     }
-    return keypoints;
+    if (!level_descriptors.empty()) cv::vconcat(level_descriptors, descriptors);
 }
 
 } // namespace
@@ -209,8 +222,7 @@ cs_status cs_features_detect(const cs_image *gray, const cs_feature_options *opt
         std::vector<cv::KeyPoint> keypoints;
         cv::Mat descriptors;
         if (options->spread > 0) {
-            keypoints = spread_keypoints(gray->mat, *options);
-            orb->detectAndCompute(gray->mat, cv::noArray(), keypoints, descriptors, true);
+            spread_features(gray->mat, *options, keypoints, descriptors);
         } else {
             orb->detectAndCompute(gray->mat, cv::noArray(), keypoints, descriptors);
         }
