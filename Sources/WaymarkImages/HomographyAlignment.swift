@@ -14,6 +14,10 @@ struct HomographyAlignment {
         var residualThreshold = 1.5
         var minPoints = 12
         var minInlierFraction = 0.4
+        /// Template points the first of several iterations follows (a sample of those in view):
+        /// it mostly decides whether the candidate lines up at all and corrects what the
+        /// features got roughly; the iterations after it (or a single one) follow every point.
+        var firstIterationPoints = 100
         var flow: OpticalFlowOptions = {
             var o = OpticalFlowOptions()
             o.window = 15
@@ -39,17 +43,19 @@ struct HomographyAlignment {
         let template = chooseTemplate(reference, homography)
         var current = homography
         var last: Result?
-        for _ in 0..<options.iterations {
+        for iteration in 0..<options.iterations {
             // frame pixel = current · toReference · template pixel
             let templateToFrame = current * template.toReference
             guard let frameToTemplate = templateToFrame.inverse else { return last }
             // Only points that the frame shows can line up; a reference seen in part (zoomed
             // in, or at the frame's edge) is judged on the part in view.
-            let visible = template.points.filter { point in
+            let inView = template.points.filter { point in
                 guard let p = templateToFrame.apply(point) else { return false }
                 return p.x >= Self.margin && p.y >= Self.margin && p.x <= Double(frame.width) - Self.margin
                     && p.y <= Double(frame.height) - Self.margin
             }
+            let visible = iteration == 0 && options.iterations > 1
+                ? Self.sample(inView, count: options.firstIterationPoints) : inView
             guard visible.count >= options.minPoints else { return last }
             frame.warp(by: frameToTemplate, width: template.image.width, height: template.image.height, into: warped)
             warped.matchBrightness(mean: template.brightness.mean, standardDeviation: template.brightness.standardDeviation,
@@ -64,6 +70,7 @@ struct HomographyAlignment {
             var o = HomographyEstimationOptions()
             o.method = .ransac
             o.threshold = options.residualThreshold
+            o.maxIterations = Self.iterationsFindingInlierShare(options.minInlierFraction, confidence: o.confidence)
             guard source.count >= options.minPoints,
                 let residual = estimateHomography(from: source, to: destination, options: o)
             else { return last }
@@ -73,9 +80,24 @@ struct HomographyAlignment {
             let change = Self.largestCornerMove(current, refined, reference)
             current = refined
             last = Result(homography: current, inliers: residual.inlierCount, inlierFraction: fraction)
-            if change < options.convergence { break }
+            if change < options.convergence && visible.count == inView.count { break }
         }
         return last
+    }
+
+    /// At most `count` of `points`, every k-th: the points are ordered by corner strength, so
+    /// the sample keeps weak corners as well as strong ones, from all over the template.
+    private static func sample(_ points: [Point2], count: Int) -> [Point2] {
+        guard points.count > count else { return points }
+        let stride = Double(points.count) / Double(count)
+        return (0..<count).map { points[Int(Double($0) * stride)] }
+    }
+
+    /// RANSAC iterations that draw one all-inlier sample of four with `confidence` when a share
+    /// `inliers` of the points agree. A residual with a smaller share is refused anyway, so
+    /// iterating longer (a false candidate would take all 2000) only costs time.
+    static func iterationsFindingInlierShare(_ inliers: Double, confidence: Double) -> Int {
+        Int((log(1 - confidence) / log(1 - pow(inliers, 4))).rounded(.up))
     }
 
     /// Frame pixels kept clear of the border, where the flow window would leave the image.
