@@ -25,6 +25,10 @@ public struct ImageDetectorOptions: Equatable, Sendable {
     /// comparisons per query for 25 references. On the poster benchmark's development split a
     /// finer search finds one or two posters in a hundred more.
     public var search = DescriptorIndex.Search.tree(branching: 32, depth: 2, probes: 4)
+    /// The references' coarse features (`ReferenceImage.coarseFeatures`) are looked up with the
+    /// frame features of this many of its finest pyramid levels: a reference that small in the
+    /// frame has few features at the coarser ones.
+    public var coarseSearchLevels = 3
     /// Lowe's ratio test between the nearest and second-nearest descriptor.
     public var ratio = 0.8
     /// A reference describes each detail several times (at neighbouring scales and in its
@@ -150,15 +154,18 @@ public final class ImageDetector {
             skipping: skipping, intrinsics: intrinsics)
         // A reference far smaller in the frame than its own pyramid reaches is only found by its
         // coarse features; they are matched on their own, so that they never crowd the ratio
-        // test of the others.
+        // test of the others, and only with the frame's finest levels, where it has features.
         var searched = skipping.union(detections.map(\.reference))
         if let enabled { searched.formUnion(enabled.indices.filter { !enabled[$0] }) }
         if searched.count < references.count {
+            let keypoints = features.keypoints
+            let fine = keypoints.indices.filter { keypoints[$0].octave < options.coarseSearchLevels }
+            let fineFeatures = features.subset(fine)
             detections += locate(
-                coarseIndex.match(features, ratio: options.ratio, maxDistance: options.maxDescriptorDistance,
+                coarseIndex.match(fineFeatures, ratio: options.ratio, maxDistance: options.maxDescriptorDistance,
                                   enabled: enabled, sameDetailRadius: options.sameDetailRadius),
-                in: \.coarseFeatures, at: \.coarseFeatureLocations, frame: features, frameLocations: locations,
-                in: gray, skipping: searched, intrinsics: intrinsics)
+                in: \.coarseFeatures, at: \.coarseFeatureLocations, frame: fineFeatures,
+                frameLocations: fine.map { locations[$0] }, in: gray, skipping: searched, intrinsics: intrinsics)
         }
         return detections.sorted { $0.confidence > $1.confidence }
     }
