@@ -13,8 +13,9 @@ public final class ReferenceImage {
     /// The features found at the image's own scale (what a person would call its details).
     public let baseFeatures: FeatureSet
     let featureLocations: [Point2]
-    /// Features of a small copy, at scales coarser than any level of `features` reaches: for
-    /// frames where the reference is tiny. Searched only when `features` find nothing.
+    /// Features of a small copy and of its oblique views (`Options.obliqueViews`), at scales
+    /// coarser than any level of `features` reaches: for frames where the reference is tiny,
+    /// and slanted too. Searched only when `features` find nothing.
     public let coarseFeatures: FeatureSet
     let coarseFeatureLocations: [Point2]
     /// Alignment templates from fine to coarse.
@@ -31,7 +32,8 @@ public final class ReferenceImage {
         /// Scales of the enlarged copies whose finest four pyramid levels (1.2⁴ ≈ 2: exactly
         /// the scales the others lack) add detail features.
         public var detailScales: [Double] = [2]
-        /// Scale of the copy whose pyramid levels from `coarseFirstOctave` on make the coarse set.
+        /// Scale of the copy whose pyramid levels from `coarseFirstOctave` on, and those of its
+        /// oblique views, make the coarse set.
         public var coarseScale = 0.3
         public var coarseFirstOctave = 1
         /// Simulated oblique views, described too, so that strongly slanted posters still match:
@@ -94,8 +96,17 @@ public final class ReferenceImage {
         }
         features = FeatureSet(keypoints: keypoints, descriptors: descriptors)
         featureLocations = keypoints.map(\.location)
-        let coarse = Self.features(of: gray, scale: options.coarseScale * scale, options: options.features,
-                                   octaves: options.coarseFirstOctave..<Int.max)
+        let coarseOctaves = options.coarseFirstOctave..<Int.max
+        var coarse = Self.features(of: gray, scale: options.coarseScale * scale, options: options.features,
+                                   octaves: coarseOctaves)
+        for views in options.obliqueViews {
+            for angle in views.angles {
+                let view = Self.obliqueFeatures(of: gray, scale: options.coarseScale * scale, tilt: views.tilt,
+                                                angle: angle, options: options.obliqueFeatures, octaves: coarseOctaves)
+                coarse.keypoints += view.keypoints
+                coarse.descriptors += view.descriptors
+            }
+        }
         coarseFeatures = FeatureSet(keypoints: coarse.keypoints, descriptors: coarse.descriptors)
         coarseFeatureLocations = coarse.keypoints.map(\.location)
         // Sides templateSide, /2, /4…, each capped at the image's own: a small reference skips
@@ -154,7 +165,8 @@ public final class ReferenceImage {
     /// Features of the reference as seen obliquely: rotated by `angle`, squeezed by `tilt`
     /// along x, in reference pixels. Features near the reference's edge, whose descriptors would
     /// see the blank around the warped view, are left out.
-    private static func obliqueFeatures(of gray: Image, scale: Double, tilt: Double, angle: Double, options: FeatureOptions)
+    private static func obliqueFeatures(of gray: Image, scale: Double, tilt: Double, angle: Double, options: FeatureOptions,
+                                        octaves: Range<Int> = 0..<Int.max)
         -> (keypoints: [Keypoint], descriptors: [UInt8])
     {
         let radians = angle * Double.pi / 180
@@ -172,7 +184,7 @@ public final class ReferenceImage {
         let found = FeatureSet(detectingIn: view, options: options)
         let margin = 24 / scale
         return collect(found) { keypoint in
-            guard let p = back.apply(keypoint.location), p.x >= margin, p.y >= margin,
+            guard octaves.contains(keypoint.octave), let p = back.apply(keypoint.location), p.x >= margin, p.y >= margin,
                 p.x <= Double(gray.width) - margin, p.y <= Double(gray.height) - margin
             else { return nil }
             var k = keypoint
