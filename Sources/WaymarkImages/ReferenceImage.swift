@@ -52,9 +52,14 @@ public final class ReferenceImage {
 
         public init() {}
 
+        /// Corners as close to the edge as a descriptor can be computed without reading past it
+        /// (ORB's 31-pixel patch turned by 45°: 22 pixels; the frames' default keeps 31): the
+        /// coarse pyramid levels of a small reference are little more than that border, and a
+        /// small reference seen far away is matched at those levels.
         private static func fastRanked(_ maxFeatures: Int) -> FeatureOptions {
             var o = FeatureOptions(maxFeatures: maxFeatures)
             o.ranking = .fast
+            o.edgeThreshold = 22
             return o
         }
     }

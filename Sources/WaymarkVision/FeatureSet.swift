@@ -34,6 +34,7 @@ public struct FeatureOptions: Equatable, Sendable {
     public var fastThreshold = 20
     /// Used instead when fewer than half of `maxFeatures` are found (dark, low-contrast frames).
     public var minFastThreshold = 7
+    /// Corners closer than this to the edge of their pyramid level are dropped, pixels.
     public var edgeThreshold = 31
     /// How many of the `levels` are enlarged copies of the image (each `scaleFactor` finer
     /// than the next): there a small, distant picture gets features that its own pixels are
