@@ -16,7 +16,9 @@ struct HomographyAlignment {
         var minInlierFraction = 0.4
         /// Template points the first of several iterations follows (a sample of those in view):
         /// it mostly decides whether the candidate lines up at all and corrects what the
-        /// features got roughly; the iterations after it (or a single one) follow every point.
+        /// features got roughly, so it also works on the next coarser template (a quarter of
+        /// the pixels to warp, and twice the reach in frame pixels); the iterations after it
+        /// (or a single one) follow every point of the template chosen for the reference's size.
         var firstIterationPoints = 100
         var flow: OpticalFlowOptions = {
             var o = OpticalFlowOptions()
@@ -40,10 +42,13 @@ struct HomographyAlignment {
     init(options: Options = Options()) { self.options = options }
 
     func refine(_ homography: Homography, of reference: ReferenceImage, in frame: Image) -> Result? {
-        let template = chooseTemplate(reference, homography)
+        let chosen = chooseTemplate(reference, homography)
         var current = homography
         var last: Result?
         for iteration in 0..<options.iterations {
+            let first = iteration == 0 && options.iterations > 1
+            let used = first ? min(chosen + 1, reference.templates.count - 1) : chosen
+            let template = reference.templates[used]
             // frame pixel = current · toReference · template pixel
             let templateToFrame = current * template.toReference
             guard let frameToTemplate = templateToFrame.inverse else { return last }
@@ -54,8 +59,7 @@ struct HomographyAlignment {
                 return p.x >= Self.margin && p.y >= Self.margin && p.x <= Double(frame.width) - Self.margin
                     && p.y <= Double(frame.height) - Self.margin
             }
-            let visible = iteration == 0 && options.iterations > 1
-                ? Self.sample(inView, count: options.firstIterationPoints) : inView
+            let visible = first ? Self.sample(inView, count: options.firstIterationPoints) : inView
             guard visible.count >= options.minPoints else { return last }
             frame.warp(by: frameToTemplate, width: template.image.width, height: template.image.height, into: warped)
             warped.matchBrightness(mean: template.brightness.mean, standardDeviation: template.brightness.standardDeviation,
@@ -80,7 +84,7 @@ struct HomographyAlignment {
             let change = Self.largestCornerMove(current, refined, reference)
             current = refined
             last = Result(homography: current, inliers: residual.inlierCount, inlierFraction: fraction)
-            if change < options.convergence && visible.count == inView.count { break }
+            if change < options.convergence && visible.count == inView.count && used == chosen { break }
         }
         return last
     }
@@ -110,12 +114,12 @@ struct HomographyAlignment {
         }.max()!
     }
 
-    /// The template whose size is closest to the reference's size in the frame, so that
-    /// neither side of the comparison is much blurrier than the other.
-    private func chooseTemplate(_ reference: ReferenceImage, _ homography: Homography) -> AlignmentTemplate {
+    /// The index of the template whose size is closest to the reference's size in the frame, so
+    /// that neither side of the comparison is much blurrier than the other.
+    private func chooseTemplate(_ reference: ReferenceImage, _ homography: Homography) -> Int {
         let projected = reference.corners.compactMap(homography.apply)
         let side = projected.count == 4 ? Quadrilateral(projected).meanSide : Double(reference.width)
         let ratio = { (t: AlignmentTemplate) in abs(log(Double(max(t.image.width, t.image.height)) / max(side, 1))) }
-        return reference.templates.min { ratio($0) < ratio($1) }!
+        return reference.templates.indices.min { ratio(reference.templates[$0]) < ratio(reference.templates[$1]) }!
     }
 }
