@@ -63,8 +63,10 @@ public struct ImageDetectorOptions: Equatable, Sendable {
 /// ratio-test matches, all of them agreeing within `threshold` (the detector's); then each of
 /// the reference's features is compared with the frame features near where it lands.
 public struct ProjectionSearch: Equatable, Sendable {
-    /// Matches a rough placement needs (an affine map takes three; the fourth checks it).
-    public var seedMatches = 4
+    /// Matches a rough placement needs: an affine map takes three, and two more check it (with
+    /// one, chance agreements among a wrong reference's few matches set off a search in most
+    /// frames).
+    public var seedMatches = 5
     /// How far from where the placement puts it a feature is looked for, frame pixels.
     public var radius = 10.0
     /// A frame feature's size may differ from the size the placement predicts by this factor.
