@@ -91,27 +91,18 @@ public final class ReferenceImage {
             keypoints += detail.keypoints
             descriptors += detail.descriptors
         }
-        for views in options.obliqueViews {
-            for angle in views.angles {
-                let view = Self.obliqueFeatures(of: gray, scale: scale, tilt: views.tilt, angle: angle,
-                                                options: options.obliqueFeatures)
-                keypoints += view.keypoints
-                descriptors += view.descriptors
-            }
-        }
+        let oblique = Self.obliqueFeatures(of: gray, scale: scale, options: options, octaves: 0..<Int.max)
+        keypoints += oblique.keypoints
+        descriptors += oblique.descriptors
         features = FeatureSet(keypoints: keypoints, descriptors: descriptors)
         featureLocations = keypoints.map(\.location)
         let coarseOctaves = options.coarseFirstOctave..<Int.max
         var coarse = Self.features(of: gray, scale: options.coarseScale * scale, options: options.features,
                                    octaves: coarseOctaves)
-        for views in options.obliqueViews {
-            for angle in views.angles {
-                let view = Self.obliqueFeatures(of: gray, scale: options.coarseScale * scale, tilt: views.tilt,
-                                                angle: angle, options: options.obliqueFeatures, octaves: coarseOctaves)
-                coarse.keypoints += view.keypoints
-                coarse.descriptors += view.descriptors
-            }
-        }
+        let coarseOblique = Self.obliqueFeatures(of: gray, scale: options.coarseScale * scale, options: options,
+                                                 octaves: coarseOctaves)
+        coarse.keypoints += coarseOblique.keypoints
+        coarse.descriptors += coarseOblique.descriptors
         coarseFeatures = FeatureSet(keypoints: coarse.keypoints, descriptors: coarse.descriptors)
         coarseFeatureLocations = coarse.keypoints.map(\.location)
         // Sides templateSide, /2, /4…, each capped at the image's own: a small reference skips
@@ -167,11 +158,29 @@ public final class ReferenceImage {
         return (keypoints, descriptors)
     }
 
+    /// Features of every view in `options.obliqueViews` of `gray` resized by `scale`, found on
+    /// the pyramid levels `octaves`, in the original's pixels.
+    private static func obliqueFeatures(of gray: Image, scale: Double, options: Options, octaves: Range<Int>)
+        -> (keypoints: [Keypoint], descriptors: [UInt8])
+    {
+        var keypoints: [Keypoint] = []
+        var descriptors: [UInt8] = []
+        for views in options.obliqueViews {
+            for angle in views.angles {
+                let view = obliqueFeatures(of: gray, scale: scale, tilt: views.tilt, angle: angle,
+                                           options: options.obliqueFeatures, octaves: octaves)
+                keypoints += view.keypoints
+                descriptors += view.descriptors
+            }
+        }
+        return (keypoints, descriptors)
+    }
+
     /// Features of the reference as seen obliquely: rotated by `angle`, squeezed by `tilt`
     /// along x, in reference pixels. Features near the reference's edge, whose descriptors would
     /// see the blank around the warped view, are left out.
     private static func obliqueFeatures(of gray: Image, scale: Double, tilt: Double, angle: Double, options: FeatureOptions,
-                                        octaves: Range<Int> = 0..<Int.max)
+                                        octaves: Range<Int>)
         -> (keypoints: [Keypoint], descriptors: [UInt8])
     {
         let radians = angle * Double.pi / 180
