@@ -179,6 +179,10 @@ size_t VocabularyTree::leaves(const Descriptor &d, uint32_t *out, size_t max_lea
     };
     max_leaves = std::min<size_t>(max_leaves, kMaxBranching);
     int32_t distances[kMaxBranching];
+    // A node's children as keys distance * kMaxBranching + child, whose order is the
+    // distances' with ties to the lower child (the order a scan in child order gives).
+    static_assert(256 * kMaxBranching + kMaxBranching - 1 <= INT16_MAX, "keys fit 16 bits");
+    int16_t keys[kMaxBranching];
     size_t written = 0;
     uint32_t node = 0;
     while (written < max_leaves) {
@@ -186,11 +190,20 @@ size_t VocabularyTree::leaves(const Descriptor &d, uint32_t *out, size_t max_lea
         while (nodes_[node].first_child != 0) {
             uint32_t first = nodes_[node].first_child;
             uint32_t count = child_distances(d, first, distances);
+            for (uint32_t c = 0; c < uint32_t(kMaxBranching); ++c)
+                keys[c] = c < count ? int16_t(distances[c] * kMaxBranching + int32_t(c)) : INT16_MAX;
+            // The nearest child is descended into and the next `capacity` nearest remembered:
+            // no farther one could be visited. Each is found as the smallest key left.
+            const size_t take = std::min<size_t>(count, capacity + 1);
             uint32_t best = 0;
-            for (uint32_t c = 1; c < count; ++c)
-                if (distances[c] < distances[best]) best = c;
-            for (uint32_t c = 0; c < count; ++c)
-                if (c != best) remember(distances[c], first + c, capacity);
+            for (size_t k = 0; k < take; ++k) {
+                int16_t smallest = keys[0];
+                for (int c = 1; c < kMaxBranching; ++c) smallest = std::min(smallest, keys[c]);
+                const uint32_t child = uint32_t(smallest) % kMaxBranching;
+                keys[child] = INT16_MAX;
+                if (k == 0) best = child;
+                else remember(smallest / kMaxBranching, first + child, capacity);
+            }
             node = first + best;
         }
         out[written++] = nodes_[node].leaf;
