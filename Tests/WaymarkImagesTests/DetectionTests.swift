@@ -227,17 +227,22 @@ import WaymarkVision
 
     @Test func projectionSearchFindsAPosterWhoseMatchesFailTheRatioTest() throws {
         // A strict ratio test leaves fewer than the 8 matches a homography needs (as a busy or
-        // repetitive scene does), but the 5 a rough placement needs (0.45 leaves fewer, 0.5
-        // enough for a homography); the few left place the poster roughly, and its features
-        // are then found where that places them.
+        // repetitive scene does); the few left place the poster roughly, and its features are
+        // then found where that places them. The window between too few for a homography and
+        // too few for a rough placement is narrow and moves with the frame features, so the
+        // test takes the loosest ratio (0.50 down, in hundredths) under which matching alone
+        // no longer finds the poster.
         let truth = Self.posterView(angle: 55, coverage: 0.10)
         let scene = try Self.scene(truth: truth)
-        var strict = ImageDetectorOptions()
-        strict.ratio = 0.47
-        var withoutProjection = strict
-        withoutProjection.projectionSearch = nil
-        #expect(ImageDetector(references: [scene.reference], options: withoutProjection).detect(in: scene.frame).isEmpty)
-        let detection = try #require(ImageDetector(references: [scene.reference], options: strict).detect(in: scene.frame).first)
+        func detect(ratio: Double, projection: Bool) -> [ImageDetection] {
+            var options = ImageDetectorOptions()
+            options.ratio = ratio
+            if !projection { options.projectionSearch = nil }
+            return ImageDetector(references: [scene.reference], options: options).detect(in: scene.frame)
+        }
+        let ratios = (40...50).reversed().map { Double($0) / 100 }
+        let strict = try #require(ratios.first { detect(ratio: $0, projection: false).isEmpty })
+        let detection = try #require(detect(ratio: strict, projection: true).first, "ratio \(strict)")
         #expect(Fixtures.meanCornerError(detection.homography, truth, width: 400, height: 300) < 1)
     }
 
