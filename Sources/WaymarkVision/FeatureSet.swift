@@ -48,6 +48,9 @@ public struct FeatureOptions: Equatable, Sendable {
     /// searched again down to `minFastThreshold`. 0: by strength alone, as OpenCV's ORB.
     /// Needs `.fast` ranking.
     public var spread = 0.0
+    /// With `spread`, describe the keypoints with OpenCV's ORB even where Waymark's own describer
+    /// gives its bytes faster (`FeatureSet.hasExactDescriber`): for checking that they agree.
+    package var describesWithOpenCV = false
 
     public init() {}
 
@@ -81,10 +84,18 @@ public final class FeatureSet {
             min_fast_threshold: Int32(options.minFastThreshold), edge_threshold: Int32(options.edgeThreshold),
             first_level: Int32(options.enlargedLevels),
             ranking: Int32(options.ranking == .fast ? CS_RANKING_FAST.rawValue : CS_RANKING_HARRIS.rawValue),
-            spread: Float(options.spread))
+            spread: Float(options.spread), opencv_descriptors: options.describesWithOpenCV ? 1 : 0)
         var out: OpaquePointer?
         checkInvariant { cs_features_detect(image.handle, &o, &out, $0) }
         self.init(owning: out!)
+    }
+
+    /// Whether spread features are described by Waymark's own ORB describer, which is read off
+    /// this OpenCV's ORB at first use and used only when it gives the same bytes.
+    package static var hasExactDescriber: Bool {
+        var available: Int32 = 0
+        checkInvariant { cs_features_exact_describer_available(&available, $0) }
+        return available == 1
     }
 
     /// Builds a set from keypoints and `keypoints.count * 32` descriptor bytes.

@@ -272,3 +272,45 @@ import WaymarkVision
         return Image(width: 200, height: 200, channels: 1, pixels: pixels).blurred(sigma: 1.2)
     }
 }
+
+/// Spread features are described by Waymark's own ORB describer where it gives OpenCV's bytes.
+@Suite struct ExactDescriberTests {
+    /// OpenCV's filter (which the describer must match) computes in fused multiply-add on such
+    /// processors; the describer is built for them and checks itself at first use.
+    static let processorHasAVX2AndFMA: Bool = {
+        guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+            let flags = info.split(separator: "\n").first(where: { $0.hasPrefix("flags") })
+        else { return false }
+        let set = Set(flags.split(separator: " "))
+        return set.contains("avx2") && set.contains("fma")
+    }()
+
+    static let frames = ["opencv_samples/graf1.png", "opencv_samples/box_in_scene.png", "oxford_affine/boat/img4.png"]
+
+    @Test(.enabled(if: processorHasAVX2AndFMA)) func isInUseWhereTheProcessorHasAVX2AndFMA() {
+        #expect(FeatureSet.hasExactDescriber)
+    }
+
+    /// Every byte of every descriptor, on real images at several enlarged and reduced levels
+    /// (keypoints at every angle), against cv::ORB::compute on the same keypoints.
+    @Test(.enabled(if: FeatureSet.hasExactDescriber && frames.allSatisfy { SharedDatasets.path($0) != nil }))
+    func givesOpenCVsBytes() throws {
+        var options = FeatureOptions(maxFeatures: 3000)
+        options.ranking = .fast
+        options.spread = 0.5
+        options.enlargedLevels = 2
+        var compared = 0
+        for frame in Self.frames {
+            let image = try Image(contentsOf: SharedDatasets.path(frame)!, gray: true)
+            let ours = FeatureSet(detectingIn: image, options: options)
+            var opencv = options
+            opencv.describesWithOpenCV = true
+            let theirs = FeatureSet(detectingIn: image, options: opencv)
+            #expect(ours.keypoints == theirs.keypoints, "\(frame)")
+            let differing = zip(ours.descriptors, theirs.descriptors).filter { $0 != $1 }.count
+            #expect(differing == 0, "\(frame): \(differing) of \(ours.descriptors.count) bytes differ")
+            compared += ours.count
+        }
+        #expect(compared > 5000)
+    }
+}

@@ -198,6 +198,10 @@ typedef struct cs_feature_options {
        share of those is searched again down to min_fast_threshold. 0: OpenCV's ORB as it is.
        Needs CS_RANKING_FAST. */
     float spread;
+    /* With spread: 1 describes the keypoints with cv::ORB::compute even where Waymark's own
+       describer reproduces it (the same bytes, faster; see
+       cs_features_exact_describer_available), to check that they agree. */
+    int32_t opencv_descriptors;
 } cs_feature_options;
 
 typedef enum cs_feature_ranking {
@@ -212,6 +216,10 @@ cs_status cs_features_detect(const cs_image *gray, const cs_feature_options *opt
 cs_status cs_features_create(const cs_keypoint *keypoints, const uint8_t *descriptors, size_t count,
                              cs_features **out, cs_error *error);
 void cs_features_destroy(cs_features *features);
+/* 1 when spread features are described by Waymark's own ORB describer: read off this OpenCV's
+   ORB at first use and checked to give its bytes; 0 when it could not be, and cv::ORB::compute
+   describes them. */
+cs_status cs_features_exact_describer_available(int32_t *out, cs_error *error);
 cs_status cs_features_get_count(const cs_features *features, size_t *out, cs_error *error);
 cs_status cs_features_copy_keypoints(const cs_features *features, cs_keypoint *out, size_t capacity,
                                      cs_error *error);

@@ -1,5 +1,6 @@
 #include "barrier.hpp"
 #include "descriptors.hpp"
+#include "orb_describer.hpp"
 
 #include <opencv2/features2d.hpp>
 #include <opencv2/imgproc.hpp>
@@ -150,8 +151,10 @@ void keep_spread(std::vector<cv::KeyPoint> &corners, size_t quota, float spread,
 // Oriented keypoints on the levels ORB would build, chosen by keep_spread with ORB's share of
 // features per level, and their ORB descriptors, computed level by level on this pyramid (what
 // ORB given the keypoints would find, without building the pyramid again); in image coordinates.
+// The descriptors are OrbDescriber's where it reproduces this OpenCV (the same bytes, faster),
+// else, or when `o.opencv_descriptors` asks for it, cv::ORB::compute's.
 void spread_features(const cv::Mat &image, const cs_feature_options &o, std::vector<cv::KeyPoint> &keypoints,
-                     cv::Mat &descriptors) {
+                     std::vector<cs::Descriptor> &descriptors) {
     const float factor = 1.f / o.scale_factor;
     std::vector<size_t> quota(static_cast<size_t>(o.levels));
     float share = float(o.max_features) * (1 - factor) / (1 - std::pow(factor, float(o.levels)));
@@ -162,12 +165,14 @@ void spread_features(const cv::Mat &image, const cs_feature_options &o, std::vec
     }
     quota.back() = size_t(std::max<long>(long(o.max_features) - long(assigned), 0));
     static const std::vector<int> half_width = disc_rows();
-    const auto describer = cv::ORB::create(o.max_features, o.scale_factor, 1, o.edge_threshold, 0, 2,
-                                           cv::ORB::FAST_SCORE, kPatchSize, o.fast_threshold);
+    const cs::OrbDescriber *exact = o.opencv_descriptors ? nullptr : cs::OrbDescriber::exact();
+    const auto describer = exact ? nullptr
+                                 : cv::ORB::create(o.max_features, o.scale_factor, 1, o.edge_threshold, 0, 2,
+                                                   cv::ORB::FAST_SCORE, kPatchSize, o.fast_threshold);
     keypoints.clear();
+    descriptors.clear();
     std::vector<cv::KeyPoint> corners;
-    std::vector<cv::Mat> level_descriptors;
-    cv::Mat previous = image, level;
+    cv::Mat previous = image, level, scratch;
     for (int l = 0; l < o.levels; ++l) {
         const float scale = std::pow(o.scale_factor, float(l - o.first_level));
         // As ORB builds its pyramid: enlarged levels from the image, the others each from the last.
@@ -186,9 +191,18 @@ void spread_features(const cv::Mat &image, const cs_feature_options &o, std::vec
             k.size = float(kPatchSize);
             k.octave = 0;
         }
-        cv::Mat described;
-        describer->compute(level, corners, described);
-        if (!corners.empty()) level_descriptors.push_back(described);
+        if (corners.empty()) continue;
+        if (exact) {
+            descriptors.resize(descriptors.size() + corners.size());
+            exact->describe(level, corners, scratch, descriptors.data() + descriptors.size() - corners.size());
+        } else {
+            describer->compute(level, corners, scratch);
+            cs::require(scratch.isContinuous() && scratch.rows == int(corners.size()) &&
+                            scratch.cols == int(descriptor_bytes),
+                        "cs_features_detect: unexpected descriptor layout");
+            const auto *rows = reinterpret_cast<const cs::Descriptor *>(scratch.data);
+            descriptors.insert(descriptors.end(), rows, rows + corners.size());
+        }
         for (cv::KeyPoint k : corners) {
             k.octave = l;
             k.size = float(kPatchSize) * scale;
@@ -196,7 +210,6 @@ void spread_features(const cv::Mat &image, const cs_feature_options &o, std::vec
             keypoints.push_back(k);
         }
     }
-    if (!level_descriptors.empty()) cv::vconcat(level_descriptors, descriptors);
 }
 
 } // namespace
@@ -220,27 +233,27 @@ cs_status cs_features_detect(const cs_image *gray, const cs_feature_options *opt
                                    options->ranking == CS_RANKING_FAST ? cv::ORB::FAST_SCORE : cv::ORB::HARRIS_SCORE,
                                    kPatchSize, options->fast_threshold);
         std::vector<cv::KeyPoint> keypoints;
-        cv::Mat descriptors;
-        if (options->spread > 0) {
-            spread_features(gray->mat, *options, keypoints, descriptors);
-        } else {
-            orb->detectAndCompute(gray->mat, cv::noArray(), keypoints, descriptors);
-        }
-        if (options->spread == 0 && options->min_fast_threshold > 0 && options->min_fast_threshold < options->fast_threshold &&
-            int(keypoints.size()) < options->max_features / 2) {
-            orb->setFastThreshold(options->min_fast_threshold);
-            orb->detectAndCompute(gray->mat, cv::noArray(), keypoints, descriptors);
-        }
         auto result = std::make_unique<cs_features>();
+        if (options->spread > 0) {
+            spread_features(gray->mat, *options, keypoints, result->descriptors);
+        } else {
+            cv::Mat descriptors;
+            orb->detectAndCompute(gray->mat, cv::noArray(), keypoints, descriptors);
+            if (options->min_fast_threshold > 0 && options->min_fast_threshold < options->fast_threshold &&
+                int(keypoints.size()) < options->max_features / 2) {
+                orb->setFastThreshold(options->min_fast_threshold);
+                orb->detectAndCompute(gray->mat, cv::noArray(), keypoints, descriptors);
+            }
+            result->descriptors.resize(keypoints.size());
+            if (!keypoints.empty()) {
+                cs::require(descriptors.isContinuous() && descriptors.cols == int(descriptor_bytes),
+                            "cs_features_detect: unexpected descriptor layout");
+                std::memcpy(result->descriptors.data(), descriptors.data, keypoints.size() * descriptor_bytes);
+            }
+        }
         result->keypoints.reserve(keypoints.size());
         for (const auto &k : keypoints)
             result->keypoints.push_back({k.pt.x + 0.5f, k.pt.y + 0.5f, k.size, k.angle, k.response, k.octave});
-        result->descriptors.resize(keypoints.size());
-        if (!keypoints.empty()) {
-            cs::require(descriptors.isContinuous() && descriptors.cols == int(descriptor_bytes),
-                        "cs_features_detect: unexpected descriptor layout");
-            std::memcpy(result->descriptors.data(), descriptors.data, keypoints.size() * descriptor_bytes);
-        }
         *out = result.release();
     });
 }
@@ -259,6 +272,13 @@ cs_status cs_features_create(const cs_keypoint *keypoints, const uint8_t *descri
 }
 
 void cs_features_destroy(cs_features *features) { delete features; }
+
+cs_status cs_features_exact_describer_available(int32_t *out, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(out != nullptr, "cs_features_exact_describer_available: out is NULL");
+        *out = cs::OrbDescriber::exact() != nullptr;
+    });
+}
 
 cs_status cs_features_get_count(const cs_features *features, size_t *out, cs_error *error) {
     return cs::guard(error, [&] {
