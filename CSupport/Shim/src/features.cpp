@@ -55,6 +55,69 @@ float centroid_angle(const cv::Mat &level, cv::Point2f at, const std::vector<int
     return cv::fastAtan2(float(m01), float(m10));
 }
 
+#if defined(__x86_64__)
+// The disc's rows as byte masks over the 32 pixels from u = -15 to 16 (row v: |u| <= its
+// half-width), and the weights u of those pixels.
+struct DiscMasks {
+    alignas(32) uint8_t rows[kHalfPatch + 1][32];
+    alignas(32) int8_t weights[32];
+
+    explicit DiscMasks(const std::vector<int> &half_width) {
+        for (int v = 0; v <= kHalfPatch; ++v)
+            for (int i = 0; i < 32; ++i)
+                rows[v][i] = std::abs(i - kHalfPatch) <= half_width[size_t(v)] && i < kPatchSize ? 0xff : 0;
+        for (int i = 0; i < 32; ++i) weights[i] = int8_t(i < kPatchSize ? i - kHalfPatch : 0);
+    }
+};
+
+__attribute__((target("avx2"))) inline __m256i disc_row(const uchar *start, const uint8_t *mask) {
+    return _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(start)),
+                            _mm256_load_si256(reinterpret_cast<const __m256i *>(mask)));
+}
+
+// centroid_angle a row pair at a time (the same integer moments, so the same angle): each
+// row's sum of u * pixel by maddubs, the rows' pixel sums by SAD. The corner is at least
+// kHalfPatch + 1 pixels from the level's right edge, so the 32nd byte read is in the image.
+__attribute__((target("avx2"))) float centroid_angle_avx2(const cv::Mat &level, cv::Point2f at, const DiscMasks &disc) {
+    const uchar *start = level.ptr<uchar>(cvRound(at.y)) + cvRound(at.x) - kHalfPatch;
+    const long step = long(level.step1());
+    const __m256i weights = _mm256_load_si256(reinterpret_cast<const __m256i *>(disc.weights));
+    const __m256i ones = _mm256_set1_epi16(1), zero = _mm256_setzero_si256();
+    const __m256i middle = disc_row(start, disc.rows[0]);
+    __m256i m10 = _mm256_madd_epi16(_mm256_maddubs_epi16(middle, weights), ones), m01 = zero;
+    for (int v = 1; v <= kHalfPatch; ++v) {
+        const __m256i below = disc_row(start + v * step, disc.rows[v]), above = disc_row(start - v * step, disc.rows[v]);
+        // Each pair sum is at most 2 * 255 * 15, so two rows' still fit 16 bits.
+        const __m256i moments = _mm256_add_epi16(_mm256_maddubs_epi16(below, weights), _mm256_maddubs_epi16(above, weights));
+        m10 = _mm256_add_epi32(m10, _mm256_madd_epi16(moments, ones));
+        const __m256i difference = _mm256_sub_epi64(_mm256_sad_epu8(below, zero), _mm256_sad_epu8(above, zero));
+        m01 = _mm256_add_epi64(m01, _mm256_mul_epi32(difference, _mm256_set1_epi64x(v)));
+    }
+    alignas(32) int32_t m10_lanes[8];
+    alignas(32) int64_t m01_lanes[4];
+    _mm256_store_si256(reinterpret_cast<__m256i *>(m10_lanes), m10);
+    _mm256_store_si256(reinterpret_cast<__m256i *>(m01_lanes), m01);
+    int sum10 = 0;
+    for (int32_t lane : m10_lanes) sum10 += lane;
+    const int64_t sum01 = m01_lanes[0] + m01_lanes[1] + m01_lanes[2] + m01_lanes[3];
+    return cv::fastAtan2(float(sum01), float(sum10));
+}
+#endif
+
+// Sets each corner's angle.
+void orient(const cv::Mat &level, std::vector<cv::KeyPoint> &corners) {
+    static const std::vector<int> half_width = disc_rows();
+#if defined(__x86_64__)
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    static const DiscMasks disc(half_width);
+    if (avx2) {
+        for (auto &k : corners) k.angle = centroid_angle_avx2(level, k.pt, disc);
+        return;
+    }
+#endif
+    for (auto &k : corners) k.angle = centroid_angle(level, k.pt, half_width);
+}
+
 // A level's grid of kSpreadCell-pixel cells.
 struct CellGrid {
     int columns, rows;
@@ -115,18 +178,28 @@ void keep_spread(std::vector<cv::KeyPoint> &corners, size_t quota, float spread,
     if (corners.size() <= quota) return;
     const CellGrid grid(size);
     const Stronger stronger{corners};
-    // Corners by cell (a counting sort), strongest first within each.
+    // Corners by cell (a counting sort).
     std::vector<uint32_t> first(grid.count() + 1, 0), by_cell(corners.size());
     for (const auto &k : corners) ++first[grid.cell(k.pt) + 1];
     for (size_t c = 1; c < first.size(); ++c) first[c] += first[c - 1];
     std::vector<uint32_t> fill(first.begin(), first.end() - 1);
     for (uint32_t i = 0; i < corners.size(); ++i) by_cell[fill[grid.cell(corners[i].pt)]++] = i;
-    for (size_t c = 0; c < grid.count(); ++c) std::sort(by_cell.begin() + first[c], by_cell.begin() + first[c + 1], stronger);
     std::vector<char> kept(corners.size(), 0);
     const size_t spread_quota = std::min(quota, size_t(std::lround(double(spread) * double(quota))));
+    // The rounds rarely go deeper than an even share per cell: ranking that deep first saves
+    // sorting whole cells (the rest is sorted only if the rounds get there).
+    const uint32_t ranked = uint32_t((spread_quota + grid.count() - 1) / grid.count());
+    for (size_t c = 0; c < grid.count(); ++c) {
+        const auto begin = by_cell.begin() + first[c], end = by_cell.begin() + first[c + 1];
+        std::partial_sort(begin, begin + std::min<long>(ranked, end - begin), end, stronger);
+    }
     size_t count = 0;
     std::vector<uint32_t> round;
     for (uint32_t rank = 0; count < spread_quota; ++rank) {
+        if (rank == ranked)
+            for (size_t c = 0; c < grid.count(); ++c)
+                if (first[c] + ranked < first[c + 1])
+                    std::sort(by_cell.begin() + first[c] + ranked, by_cell.begin() + first[c + 1], stronger);
         round.clear();
         for (size_t c = 0; c < grid.count(); ++c)
             if (first[c] + rank < first[c + 1]) round.push_back(by_cell[first[c] + rank]);
@@ -164,7 +237,6 @@ void spread_features(const cv::Mat &image, const cs_feature_options &o, std::vec
         assigned += quota[l];
     }
     quota.back() = size_t(std::max<long>(long(o.max_features) - long(assigned), 0));
-    static const std::vector<int> half_width = disc_rows();
     const cs::OrbDescriber *exact = o.opencv_descriptors ? nullptr : cs::OrbDescriber::exact();
     const auto describer = exact ? nullptr
                                  : cv::ORB::create(o.max_features, o.scale_factor, 1, o.edge_threshold, 0, 2,
@@ -186,8 +258,8 @@ void spread_features(const cv::Mat &image, const cs_feature_options &o, std::vec
                                                    double(CellGrid(level.size()).count())));
         spread_corners(level, o.fast_threshold, o.min_fast_threshold, cell_share, border, corners);
         keep_spread(corners, quota[size_t(l)], o.spread, level.size());
+        orient(level, corners);
         for (auto &k : corners) {
-            k.angle = centroid_angle(level, k.pt, half_width);
             k.size = float(kPatchSize);
             k.octave = 0;
         }
