@@ -48,9 +48,10 @@ public struct FeatureOptions: Equatable, Sendable {
     /// searched again down to `minFastThreshold`. 0: by strength alone, as OpenCV's ORB.
     /// Needs `.fast` ranking.
     public var spread = 0.0
-    /// With `spread`, describe the keypoints with OpenCV's ORB even where Waymark's own describer
-    /// gives its bytes faster (`FeatureSet.hasExactDescriber`): for checking that they agree.
-    package var describesWithOpenCV = false
+    /// With `spread`, build the pyramid with OpenCV's resize and describe the keypoints with its
+    /// ORB even where Waymark's own equivalents give the same bytes faster
+    /// (`FeatureSet.hasExactDescriber`): for checking that they agree.
+    package var opencvOnly = false
 
     public init() {}
 
@@ -84,7 +85,7 @@ public final class FeatureSet {
             min_fast_threshold: Int32(options.minFastThreshold), edge_threshold: Int32(options.edgeThreshold),
             first_level: Int32(options.enlargedLevels),
             ranking: Int32(options.ranking == .fast ? CS_RANKING_FAST.rawValue : CS_RANKING_HARRIS.rawValue),
-            spread: Float(options.spread), opencv_descriptors: options.describesWithOpenCV ? 1 : 0)
+            spread: Float(options.spread), opencv_only: options.opencvOnly ? 1 : 0)
         var out: OpaquePointer?
         checkInvariant { cs_features_detect(image.handle, &o, &out, $0) }
         self.init(owning: out!)

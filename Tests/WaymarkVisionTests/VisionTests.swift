@@ -273,8 +273,9 @@ import WaymarkVision
     }
 }
 
-/// Spread features are described by Waymark's own ORB describer where it gives OpenCV's bytes.
-@Suite struct ExactDescriberTests {
+/// Spread features' pyramid and descriptors come from the shim's own equivalents of
+/// cv::resize and cv::ORB::compute where they give OpenCV's bytes.
+@Suite struct OpenCVEquivalentsTests {
     /// OpenCV's filter (which the describer must match) computes in fused multiply-add on such
     /// processors; the describer is built for them and checks itself at first use.
     static let processorHasAVX2AndFMA: Bool = {
@@ -291,8 +292,9 @@ import WaymarkVision
         #expect(FeatureSet.hasExactDescriber)
     }
 
-    /// Every byte of every descriptor, on real images at several enlarged and reduced levels
-    /// (keypoints at every angle), against cv::ORB::compute on the same keypoints.
+    /// Every keypoint and every descriptor byte, on real images of three sizes at several
+    /// enlarged and reduced levels (keypoints at every angle), against the pyramid cv::resize
+    /// builds and cv::ORB::compute's descriptors.
     @Test(.enabled(if: FeatureSet.hasExactDescriber && frames.allSatisfy { SharedDatasets.path($0) != nil }))
     func givesOpenCVsBytes() throws {
         var options = FeatureOptions(maxFeatures: 3000)
@@ -304,7 +306,7 @@ import WaymarkVision
             let image = try Image(contentsOf: SharedDatasets.path(frame)!, gray: true)
             let ours = FeatureSet(detectingIn: image, options: options)
             var opencv = options
-            opencv.describesWithOpenCV = true
+            opencv.opencvOnly = true
             let theirs = FeatureSet(detectingIn: image, options: opencv)
             #expect(ours.keypoints == theirs.keypoints, "\(frame)")
             let differing = zip(ours.descriptors, theirs.descriptors).filter { $0 != $1 }.count

@@ -1,5 +1,6 @@
 #include "barrier.hpp"
 #include "descriptors.hpp"
+#include "linear_resize.hpp"
 #include "orb_describer.hpp"
 
 #include <opencv2/features2d.hpp>
@@ -225,7 +226,8 @@ void keep_spread(std::vector<cv::KeyPoint> &corners, size_t quota, float spread,
 // features per level, and their ORB descriptors, computed level by level on this pyramid (what
 // ORB given the keypoints would find, without building the pyramid again); in image coordinates.
 // The descriptors are OrbDescriber's where it reproduces this OpenCV (the same bytes, faster),
-// else, or when `o.opencv_descriptors` asks for it, cv::ORB::compute's.
+// else, or when `o.opencv_only` asks for it, cv::ORB::compute's; the pyramid is resized likewise
+// by resize_linear_exact or, with `o.opencv_only`, cv::resize.
 void spread_features(const cv::Mat &image, const cs_feature_options &o, std::vector<cv::KeyPoint> &keypoints,
                      std::vector<cs::Descriptor> &descriptors) {
     const float factor = 1.f / o.scale_factor;
@@ -237,7 +239,7 @@ void spread_features(const cv::Mat &image, const cs_feature_options &o, std::vec
         assigned += quota[l];
     }
     quota.back() = size_t(std::max<long>(long(o.max_features) - long(assigned), 0));
-    const cs::OrbDescriber *exact = o.opencv_descriptors ? nullptr : cs::OrbDescriber::exact();
+    const cs::OrbDescriber *exact = o.opencv_only ? nullptr : cs::OrbDescriber::exact();
     const auto describer = exact ? nullptr
                                  : cv::ORB::create(o.max_features, o.scale_factor, 1, o.edge_threshold, 0, 2,
                                                    cv::ORB::FAST_SCORE, kPatchSize, o.fast_threshold);
@@ -249,8 +251,11 @@ void spread_features(const cv::Mat &image, const cs_feature_options &o, std::vec
         const float scale = std::pow(o.scale_factor, float(l - o.first_level));
         // As ORB builds its pyramid: enlarged levels from the image, the others each from the last.
         if (l == o.first_level) level = image;
-        else cv::resize(previous, level, cv::Size(cvRound(float(image.cols) / scale), cvRound(float(image.rows) / scale)),
-                        0, 0, cv::INTER_LINEAR_EXACT);
+        else {
+            const cv::Size size(cvRound(float(image.cols) / scale), cvRound(float(image.rows) / scale));
+            if (o.opencv_only) cv::resize(previous, level, size, 0, 0, cv::INTER_LINEAR_EXACT);
+            else cs::resize_linear_exact(previous, level, size);
+        }
         if (l >= o.first_level) previous = level;
         // ORB's descriptor step drops keypoints within edge_threshold image pixels of the border.
         const int border = int(std::ceil(float(o.edge_threshold) * std::max(1.f, 1.f / scale)));
