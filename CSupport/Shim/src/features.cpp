@@ -146,7 +146,14 @@ struct Stronger {
 // have fewer than `share` at `threshold`; none within `border` pixels of the edge.
 void spread_corners(const cv::Mat &level, int threshold, int weak_threshold, size_t share, int border,
                     std::vector<cv::KeyPoint> &corners) {
-    cv::FAST(level, corners, threshold, true);
+    // FAST over the part of the level where corners are kept, and one pixel more, whose scores
+    // the non-maximum suppression of the outermost kept corners compares with (FAST reads 3
+    // pixels around a corner): the same corners as over the whole level, from ~20 % fewer pixels.
+    const int margin = std::max(0, border - 4);
+    const cv::Rect kept_part(margin, margin, level.cols - 2 * margin, level.rows - 2 * margin);
+    corners.clear();
+    if (!kept_part.empty()) cv::FAST(level(kept_part), corners, threshold, true);
+    for (auto &k : corners) k.pt += cv::Point2f(float(margin), float(margin));
     cv::KeyPointsFilter::runByImageBorder(corners, level.size(), border);
     if (weak_threshold <= 0 || weak_threshold >= threshold) return;
     const CellGrid grid(level.size());
