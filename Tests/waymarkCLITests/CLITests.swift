@@ -80,6 +80,7 @@ struct CLI {
         #expect(result.status == 66)
         let lines = result.lines
         #expect(lines.map { $0["image"] as? String } == [g3, scene, "/nonexistent.png"])
+        try #require(lines.count == 3, "\(result.stderr)")
         let first = try #require((lines[0]["detections"] as? [[String: Any]])?.first)
         #expect(first["name"] as? String == "graf1")
         #expect((first["corners"] as? [[Double]])?.count == 4)
@@ -116,7 +117,7 @@ struct CLI {
         try Data(#"{"images":[{"name":"graf","path":"\#(g1)","physicalWidth":1.0}]}"#.utf8).write(to: URL(fileURLWithPath: scratch.path("m.json")))
         let result = try CLI.run(["detect", "--references", scratch.path("m.json"), "--intrinsics", "800,800,400,320", g3])
         #expect(result.status == 0)
-        let detection = try #require((result.lines[0]["detections"] as? [[String: Any]])?.first)
+        let detection = try #require((result.lines.first?["detections"] as? [[String: Any]])?.first, "\(result.stderr)")
         let pose = try #require(detection["pose"] as? [Double])
         #expect(pose.count == 16)
         #expect(pose[11] > 0)  // in front of the camera

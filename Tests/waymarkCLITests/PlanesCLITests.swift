@@ -21,7 +21,7 @@ import Waymark
         ])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.lines
-        #expect(lines.count == 2)
+        try #require(lines.count == 2)
         #expect(lines.map { $0["input"] as? String } == [depth, cloud])
         let planes = try #require(lines[0]["planes"] as? [[String: Any]])
         #expect(planes.count >= 3)
