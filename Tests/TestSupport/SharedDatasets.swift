@@ -29,5 +29,9 @@ public enum SharedDatasets {
         return FileManager.default.fileExists(atPath: path) ? path : nil
     }
 
+    /// Whether every one of these dataset files is present: for `.enabled(if:)`, so that a test
+    /// without its data shows as skipped.
+    public static func has(_ relatives: String...) -> Bool { relatives.allSatisfy { path($0) != nil } }
+
     public static let absentMessage = "../shared/datasets is absent; set WAYMARK_DATASETS or place the datasets beside the repository"
 }

@@ -6,13 +6,13 @@ import WaymarkPlanes
 
 /// Plane anchors over the synthetic walk-through (exact depth and poses).
 @Suite struct PlaneMapTests {
-    static func walkthrough() throws -> Walkthrough? {
-        guard let folder = Walkthrough.installedPosterFolder() else { return nil }
+    static func walkthrough() throws -> Walkthrough {
+        let folder = try #require(Walkthrough.debianPosterFolder)
         return try Walkthrough(posterFolder: folder, width: 320, height: 240, framesPerSecond: 4)
     }
 
-    @Test func walkThroughEndsWithOneAnchorPerSurfaceAndStableIdentifiers() throws {
-        guard let walk = try Self.walkthrough() else { return }
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func walkThroughEndsWithOneAnchorPerSurfaceAndStableIdentifiers() throws {
+        let walk = try Self.walkthrough()
         let replay = WalkthroughPlaneReplay(walk, detector: try PlaneDetector())
         let map = replay.map
         #expect(map.anchors.count == replay.visibleSurfaces.count,

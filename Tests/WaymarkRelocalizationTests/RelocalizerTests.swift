@@ -35,8 +35,8 @@ import WaymarkVision
     /// - the return view, 1.4 m from where the scan started and from another angle, relocalizes
     ///   within 2 cm / 0.5° (the benchmark records every frame within 5 cm, median 0.4 cm);
     /// - real photographs of other places (TUM's office) are each refused, none snapped to a keyframe.
-    @Test func walkThroughMapLocatesTheReturnViewAndRefusesOtherPlaces() throws {
-        guard let folder = Walkthrough.installedPosterFolder() else { return }
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func walkThroughMapLocatesTheReturnViewAndRefusesOtherPlaces() throws {
+        let folder = try #require(Walkthrough.debianPosterFolder)
         let walk = try Walkthrough(posterFolder: folder, width: 640, height: 480, framesPerSecond: 10)
         let scanEnd = try #require(walk.frames.firstIndex { $0.segment != .scan })
         let resume = try #require(walk.frames.firstIndex { $0.segment == .afterInterruption })

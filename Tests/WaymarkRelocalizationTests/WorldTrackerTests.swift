@@ -8,8 +8,8 @@ import WaymarkVision
 /// The tracker over the walk-through at 320×240: its rendered depth, and either its true poses
 /// as the recorded source or the engine's odometry (at 10 fps: at 5 it loses this hand-held path).
 @Suite struct WorldTrackerTests {
-    static func walkthrough(framesPerSecond: Double = 5) throws -> Walkthrough? {
-        guard let folder = Walkthrough.installedPosterFolder() else { return nil }
+    static func walkthrough(framesPerSecond: Double = 5) throws -> Walkthrough {
+        let folder = try #require(Walkthrough.debianPosterFolder)
         return try Walkthrough(posterFolder: folder, width: 320, height: 240, framesPerSecond: framesPerSecond)
     }
 
@@ -22,8 +22,8 @@ import WaymarkVision
 
     /// A pause during the scan, resuming near where it stopped: no pose until the camera is found again, then poses in the
     /// original world (within 2 cm of the truth) with the odometry tracking on from there.
-    @Test func afterAPauseThePoseComesBackInTheOriginalWorld() throws {
-        guard let walk = try Self.walkthrough(framesPerSecond: 10) else { return }
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func afterAPauseThePoseComesBackInTheOriginalWorld() throws {
+        let walk = try Self.walkthrough(framesPerSecond: 10)
         let tracker = WorldTracker(intrinsics: walk.intrinsics)
         let first = walk.frames[0].cameraToWorld
         for i in 0..<30 {
@@ -56,8 +56,8 @@ import WaymarkVision
 
     /// The textureless wall and the fast turn are reported as such, from the measured feature
     /// count and speed; the time gap before the return view is an interruption.
-    @Test func statesComeFromMeasuredSignals() throws {
-        guard let walk = try Self.walkthrough() else { return }
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func statesComeFromMeasuredSignals() throws {
+        let walk = try Self.walkthrough()
         let tracker = WorldTracker(intrinsics: walk.intrinsics)
         var states: [Walkthrough.Segment: [TrackingState]] = [:]
         var interrupted: [Int] = []
@@ -77,8 +77,8 @@ import WaymarkVision
     /// A map loaded from its file relocalizes a frame to exactly the pose the map in memory
     /// gives; a place the map does not hold keeps the session relocalizing until the timeout,
     /// which gives up into a new world.
-    @Test func aSavedMapRelocalizesExactlyAsInMemoryAndTimesOutElsewhere() throws {
-        guard let walk = try Self.walkthrough() else { return }
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func aSavedMapRelocalizesExactlyAsInMemoryAndTimesOutElsewhere() throws {
+        let walk = try Self.walkthrough()
         let scratch = try Scratch()
         let building = WorldTracker(intrinsics: walk.intrinsics)
         for i in 0..<15 { _ = building.track(Self.frame(walk, i, recorded: true)) }

@@ -6,8 +6,8 @@ import Waymark
 /// The whole Session on the first 9 s of the coaching walk-through (320×240 RGB-D at 5 fps,
 /// exact poses): a scan that finds the room's surfaces, then 2.5 s of darkness, then light.
 @Suite struct SessionWalkthroughTests {
-    @Test func coachingFollowsTheDarknessAndTheGoalIsReachedOnce() throws {
-        guard let folder = Walkthrough.installedPosterFolder() else { return }
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func coachingFollowsTheDarknessAndTheGoalIsReachedOnce() throws {
+        let folder = try #require(Walkthrough.debianPosterFolder)
         let walk = try Walkthrough(posterFolder: folder, width: 320, height: 240, framesPerSecond: 5, script: .coaching)
         var configuration = SessionConfiguration()
         configuration.coaching = CoachingOptions(goal: .anySurface, language: .simplifiedChinese)

@@ -6,8 +6,8 @@ import WaymarkVision
 
 /// OpenCV's RGB-D odometry behind CSupport, on the walk-through's first three seconds.
 @Suite struct OdometryTests {
-    @Test func odometryFollowsTheWalkThroughWithLittleDrift() throws {
-        guard let folder = Walkthrough.installedPosterFolder() else { return }
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func odometryFollowsTheWalkThroughWithLittleDrift() throws {
+        let folder = try #require(Walkthrough.debianPosterFolder)
         let walk = try Walkthrough(posterFolder: folder, width: 320, height: 240, framesPerSecond: 10)
         let odometry = RGBDOdometry(intrinsics: walk.intrinsics, method: .rgbdICP)
         var pose = walk.frames[0].cameraToWorld

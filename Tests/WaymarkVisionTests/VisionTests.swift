@@ -109,11 +109,8 @@ import WaymarkVision
 }
 
 @Suite struct VideoTests {
-    @Test func decodesAllFramesOfASampleVideo() throws {
-        guard let path = SharedDatasets.path("opencv_samples/tree.avi") else {
-            print("skipped: \(SharedDatasets.absentMessage)")
-            return
-        }
+    @Test(.enabled(if: SharedDatasets.has("opencv_samples/tree.avi"))) func decodesAllFramesOfASampleVideo() throws {
+        let path = try #require(SharedDatasets.path("opencv_samples/tree.avi"))
         let reader = try VideoReader(path: path)
         let frame = Image(width: 1, height: 1, channels: 3)
         var count = 0
@@ -171,9 +168,10 @@ import WaymarkVision
 }
 
 @Suite struct DescriptorIndexTests {
-    @Test func treeSearchFindsMostExactMatches() throws {
-        guard let g1 = SharedDatasets.path("opencv_samples/graf1.png"), let g3 = SharedDatasets.path("opencv_samples/graf3.png")
-        else { return print("skipped: \(SharedDatasets.absentMessage)") }
+    @Test(.enabled(if: SharedDatasets.has("opencv_samples/graf1.png", "opencv_samples/graf3.png")))
+    func treeSearchFindsMostExactMatches() throws {
+        let g1 = try #require(SharedDatasets.path("opencv_samples/graf1.png"))
+        let g3 = try #require(SharedDatasets.path("opencv_samples/graf3.png"))
         let train = FeatureSet(detectingIn: try Image(contentsOf: g1, gray: true), options: FeatureOptions(maxFeatures: 3000))
         let query = FeatureSet(detectingIn: try Image(contentsOf: g3, gray: true), options: FeatureOptions(maxFeatures: 1500))
         let exact = DescriptorIndex(sets: [train], search: .exact).match(query, ratio: 0.8, maxDistance: 64)

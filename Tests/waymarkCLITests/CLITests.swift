@@ -72,10 +72,11 @@ struct CLI {
 }
 
 @Suite struct CLIDetectTests {
-    @Test func detectPrintsOneLinePerImageInOrder() throws {
-        guard let g1 = SharedDatasets.path("opencv_samples/graf1.png"), let g3 = SharedDatasets.path("opencv_samples/graf3.png"),
-            let scene = SharedDatasets.path("opencv_samples/box_in_scene.png")
-        else { return print("skipped: \(SharedDatasets.absentMessage)") }
+    @Test(.enabled(if: SharedDatasets.has("opencv_samples/graf1.png", "opencv_samples/graf3.png", "opencv_samples/box_in_scene.png")))
+    func detectPrintsOneLinePerImageInOrder() throws {
+        let g1 = try #require(SharedDatasets.path("opencv_samples/graf1.png"))
+        let g3 = try #require(SharedDatasets.path("opencv_samples/graf3.png"))
+        let scene = try #require(SharedDatasets.path("opencv_samples/box_in_scene.png"))
         let result = try CLI.run(["detect", "--references", g1, g3, scene, "/nonexistent.png"])
         #expect(result.status == 66)
         let lines = result.lines
@@ -92,10 +93,10 @@ struct CLI {
 
     /// The matcher compares descriptors with AVX-512, AVX2 or one at a time, whichever the
     /// processor has; each must find exactly the same (one the processor lacks runs the widest).
-    @Test(arguments: ["avx2", "scalar"])
+    @Test(.enabled(if: SharedDatasets.has("oxford_affine/bark", "oxford_affine/graf")), arguments: ["avx2", "scalar"])
     func everyMatchingKernelGivesTheSameDetections(_ kernel: String) throws {
-        guard let bark = SharedDatasets.path("oxford_affine/bark"), let graf = SharedDatasets.path("oxford_affine/graf")
-        else { return print("skipped: \(SharedDatasets.absentMessage)") }
+        let bark = try #require(SharedDatasets.path("oxford_affine/bark"))
+        let graf = try #require(SharedDatasets.path("oxford_affine/graf"))
         let scratch = try Scratch()
         for (name, folder) in [("bark", bark), ("graf", graf)] {
             try FileManager.default.createSymbolicLink(atPath: scratch.path("\(name).png"), withDestinationPath: "\(folder)/img1.png")
@@ -110,9 +111,10 @@ struct CLI {
         #expect(found >= 9, "\(found) of 10 frames with a detection")
     }
 
-    @Test func poseAppearsWithIntrinsicsAndPhysicalWidth() throws {
-        guard let g1 = SharedDatasets.path("opencv_samples/graf1.png"), let g3 = SharedDatasets.path("opencv_samples/graf3.png")
-        else { return print("skipped: \(SharedDatasets.absentMessage)") }
+    @Test(.enabled(if: SharedDatasets.has("opencv_samples/graf1.png", "opencv_samples/graf3.png")))
+    func poseAppearsWithIntrinsicsAndPhysicalWidth() throws {
+        let g1 = try #require(SharedDatasets.path("opencv_samples/graf1.png"))
+        let g3 = try #require(SharedDatasets.path("opencv_samples/graf3.png"))
         let scratch = try Scratch()
         try Data(#"{"images":[{"name":"graf","path":"\#(g1)","physicalWidth":1.0}]}"#.utf8).write(to: URL(fileURLWithPath: scratch.path("m.json")))
         let result = try CLI.run(["detect", "--references", scratch.path("m.json"), "--intrinsics", "800,800,400,320", g3])
@@ -160,8 +162,9 @@ struct CLI {
         #expect(oneGroup.lines.count == 1)
     }
 
-    @Test func referencesCheckScoresEachImage() throws {
-        guard let g1 = SharedDatasets.path("opencv_samples/graf1.png") else { return print("skipped: \(SharedDatasets.absentMessage)") }
+    @Test(.enabled(if: SharedDatasets.has("opencv_samples/graf1.png")))
+    func referencesCheckScoresEachImage() throws {
+        let g1 = try #require(SharedDatasets.path("opencv_samples/graf1.png"))
         let scratch = try Scratch()
         try FileManager.default.copyItem(atPath: g1, toPath: scratch.path("graf.png"))
         try Image(width: 320, height: 320, channels: 1, pixels: [UInt8](repeating: 128, count: 320 * 320)).write(to: scratch.path("blank.png"))
@@ -176,9 +179,10 @@ struct CLI {
         #expect(byName["graf"]?["lookalike"] == nil)
     }
 
-    @Test func referencesCheckNamesTheSamePictureTwice() throws {
-        guard let g1 = SharedDatasets.path("opencv_samples/graf1.png"), let box = SharedDatasets.path("opencv_samples/box.png")
-        else { return print("skipped: \(SharedDatasets.absentMessage)") }
+    @Test(.enabled(if: SharedDatasets.has("opencv_samples/graf1.png", "opencv_samples/box.png")))
+    func referencesCheckNamesTheSamePictureTwice() throws {
+        let g1 = try #require(SharedDatasets.path("opencv_samples/graf1.png"))
+        let box = try #require(SharedDatasets.path("opencv_samples/box.png"))
         let scratch = try Scratch()
         try FileManager.default.copyItem(atPath: g1, toPath: scratch.path("graf.png"))
         try FileManager.default.copyItem(atPath: g1, toPath: scratch.path("graffiti-copy.png"))
@@ -195,6 +199,9 @@ struct CLI {
 
 @Suite struct CLIProcessTests {
     /// Writes the first `frames` frames of the synthetic sample and its references.
+    /// The synthetic video's pictures (sample's inputs) are in the datasets.
+    static let sampleDataPresent = SharedDatasets.has("opencv_samples/box.png", "opencv_samples/graf1.png", "opencv_samples/aloeL.jpg")
+
     static func sample(_ scratch: Scratch, frames: Int, container: String = "mp4") throws -> (video: String, references: String)? {
         guard let box = SharedDatasets.path("opencv_samples/box.png"), let graf = SharedDatasets.path("opencv_samples/graf1.png"),
             let wall = SharedDatasets.path("opencv_samples/aloeL.jpg")
@@ -208,9 +215,9 @@ struct CLI {
         return (scratch.path("v.\(container)"), scratch.path("refs"))
     }
 
-    @Test func processWritesHeaderFramesAndSummary() throws {
+    @Test(.enabled(if: sampleDataPresent)) func processWritesHeaderFramesAndSummary() throws {
         let scratch = try Scratch()
-        guard let sample = try Self.sample(scratch, frames: 24) else { return print("skipped: \(SharedDatasets.absentMessage)") }
+        let sample = try #require(try Self.sample(scratch, frames: 24))
         let result = try CLI.run(["process", sample.video, "--references", sample.references, "--output", scratch.path("out.jsonl"),
                                   "--annotate", scratch.path("annotated.mp4"), "--quiet"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -235,11 +242,11 @@ struct CLI {
 
     /// A folder of frames (PNG, named in order) is processed as a video, --fps apart; the same
     /// images are found and followed as in the video file.
-    @Test func anImageFolderIsProcessedAsAVideo() throws {
+    @Test(.enabled(if: sampleDataPresent)) func anImageFolderIsProcessedAsAVideo() throws {
         let scratch = try Scratch()
-        guard let box = SharedDatasets.path("opencv_samples/box.png"), let graf = SharedDatasets.path("opencv_samples/graf1.png"),
-            let wall = SharedDatasets.path("opencv_samples/aloeL.jpg")
-        else { return print("skipped: \(SharedDatasets.absentMessage)") }
+        let box = try #require(SharedDatasets.path("opencv_samples/box.png"))
+        let graf = try #require(SharedDatasets.path("opencv_samples/graf1.png"))
+        let wall = try #require(SharedDatasets.path("opencv_samples/aloeL.jpg"))
         let video = try SyntheticVideo.sample(box: box, graffiti: graf, wall: wall, frameCount: 12)
         let folder = scratch.path("frames")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -262,9 +269,9 @@ struct CLI {
         #expect((frames.last?["detections"] as? [[String: Any]])?.count == 2)
     }
 
-    @Test func truncatedVideoKeepsTheFramesSoFar() throws {
+    @Test(.enabled(if: sampleDataPresent)) func truncatedVideoKeepsTheFramesSoFar() throws {
         let scratch = try Scratch()
-        guard let sample = try Self.sample(scratch, frames: 40, container: "avi") else { return print("skipped: \(SharedDatasets.absentMessage)") }
+        let sample = try #require(try Self.sample(scratch, frames: 40, container: "avi"))
         let data = try Data(contentsOf: URL(fileURLWithPath: sample.video))
         try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: scratch.path("cut.avi")))
         let result = try CLI.run(["process", scratch.path("cut.avi"), "--references", sample.references, "--output", scratch.path("out.jsonl"), "--quiet"])
@@ -276,9 +283,9 @@ struct CLI {
         #expect(records.last?["complete"] as? Bool == false)
     }
 
-    @Test func unreadableVideoIsBadData() throws {
+    @Test(.enabled(if: sampleDataPresent)) func unreadableVideoIsBadData() throws {
         let scratch = try Scratch()
-        guard let sample = try Self.sample(scratch, frames: 2) else { return print("skipped: \(SharedDatasets.absentMessage)") }
+        let sample = try #require(try Self.sample(scratch, frames: 2))
         try Data(repeating: 3, count: 10_000).write(to: URL(fileURLWithPath: scratch.path("junk.mp4")))
         let junk = try CLI.run(["process", scratch.path("junk.mp4"), "--references", sample.references])
         #expect(junk.status == 65)
@@ -290,9 +297,10 @@ struct CLI {
 }
 
 @Suite struct CLIAutoSelectTests {
-    @Test func autoSelectSearchesALibraryLargerThanTwentyFive() throws {
-        guard let g1 = SharedDatasets.path("opencv_samples/graf1.png"), let g3 = SharedDatasets.path("opencv_samples/graf3.png")
-        else { return print("skipped: \(SharedDatasets.absentMessage)") }
+    @Test(.enabled(if: SharedDatasets.has("opencv_samples/graf1.png", "opencv_samples/graf3.png")))
+    func autoSelectSearchesALibraryLargerThanTwentyFive() throws {
+        let g1 = try #require(SharedDatasets.path("opencv_samples/graf1.png"))
+        let g3 = try #require(SharedDatasets.path("opencv_samples/graf3.png"))
         let scratch = try Scratch()
         try FileManager.default.copyItem(atPath: g1, toPath: scratch.path("graf1.png"))
         for i in 0..<29 {

@@ -13,8 +13,8 @@ import Waymark
         }
     }
 
-    @Test func coachingIsRecordedDrawnAndReported() throws {
-        guard let folder = Walkthrough.installedPosterFolder() else { return }
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func coachingIsRecordedDrawnAndReported() throws {
+        let folder = try #require(Walkthrough.debianPosterFolder)
         let scratch = try Scratch()
         let walk = try Walkthrough(posterFolder: folder, width: 320, height: 240, framesPerSecond: 5, script: .coaching)
         let sequence = scratch.url.appendingPathComponent("walk")

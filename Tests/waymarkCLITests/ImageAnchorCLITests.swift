@@ -7,8 +7,8 @@ import Waymark
 /// back: the walk-through's room seen from 1.3 m in front of the graf1 poster (640×480, 10 fps;
 /// from the scripted path the posters are too small to find), its four posters as references.
 @Suite struct ImageAnchorCLITests {
-    @Test func postersBecomeAnchorsWhereTheyHangAndLeadAMapOfAnchorsAloneBack() throws {
-        guard let folder = Walkthrough.installedPosterFolder() else { return }
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func postersBecomeAnchorsWhereTheyHangAndLeadAMapOfAnchorsAloneBack() throws {
+        let folder = try #require(Walkthrough.debianPosterFolder)
         let scratch = try Scratch()
         let walk = try Walkthrough(posterFolder: folder, width: 640, height: 480, framesPerSecond: 10).along((0..<8).map {
             Walkthrough.pose(SIMD3(-1.6 + 0.02 * Double($0), 1.42, -1.2), yaw: 2 - 0.5 * Double($0), pitch: 0)

@@ -26,8 +26,8 @@ import Waymark
     ///   33 (`--interrupt 0:33 --load-map`), puts the camera and every anchor exactly where A's
     ///   in-memory relocalization did.
     /// - A run killed during an interruption has already saved its map.
-    @Test func interruptionsHideAndRestoreAnchorsAndTheSavedMapResumesExactly() throws {
-        guard let folder = Walkthrough.installedPosterFolder() else { return }
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func interruptionsHideAndRestoreAnchorsAndTheSavedMapResumesExactly() throws {
+        let folder = try #require(Walkthrough.debianPosterFolder)
         let scratch = try Scratch()
         let walk = try Walkthrough(posterFolder: folder, width: 320, height: 240, framesPerSecond: 10)
         let sequence = scratch.url.appendingPathComponent("walk")

@@ -7,8 +7,8 @@ import Waymark
     /// `map build` over 3 s of the walk-through, then `relocalize` a frame of it that is not a
     /// keyframe (within 2 cm of the truth), a photograph of somewhere else (refused, exit 0),
     /// and a damaged map (exit 65, saying so).
-    @Test func aBuiltMapRelocalizesItsOwnPlaceAndRefusesOthers() throws {
-        guard let folder = Walkthrough.installedPosterFolder() else { return }
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func aBuiltMapRelocalizesItsOwnPlaceAndRefusesOthers() throws {
+        let folder = try #require(Walkthrough.debianPosterFolder)
         let scratch = try Scratch()
         let walk = try Walkthrough(posterFolder: folder, width: 320, height: 240, framesPerSecond: 10)
         let sequence = scratch.url.appendingPathComponent("walk")

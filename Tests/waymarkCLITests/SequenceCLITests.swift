@@ -4,8 +4,8 @@ import TestSupport
 import Waymark
 
 @Suite struct SequenceCLITests {
-    @Test func aWalkThroughGivesPlaneEventsPerFrameAndOneAnchorPerSurface() throws {
-        guard let folder = Walkthrough.installedPosterFolder() else { return }
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func aWalkThroughGivesPlaneEventsPerFrameAndOneAnchorPerSurface() throws {
+        let folder = try #require(Walkthrough.debianPosterFolder)
         let scratch = try Scratch()
         let walk = try Walkthrough(posterFolder: folder, width: 192, height: 144, framesPerSecond: 2)
         try WalkthroughWriter.write(walk, to: scratch.url.appendingPathComponent("walk"))
@@ -36,8 +36,8 @@ import Waymark
         #expect(zip(stamps, stamps.dropFirst()).contains { $1 - $0 > 3 })
     }
 
-    @Test func withoutRecordedPosesTheOdometryTracksTheCameraAndTheTrajectoryIsWritten() throws {
-        guard let folder = Walkthrough.installedPosterFolder() else { return }
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func withoutRecordedPosesTheOdometryTracksTheCameraAndTheTrajectoryIsWritten() throws {
+        let folder = try #require(Walkthrough.debianPosterFolder)
         let scratch = try Scratch()
         let walk = try Walkthrough(posterFolder: folder, width: 320, height: 240, framesPerSecond: 10)
         let sequence = scratch.url.appendingPathComponent("walk")
