@@ -1,5 +1,7 @@
 #include "linear_resize.hpp"
 
+#include "pixel_rows.hpp"
+
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
@@ -123,7 +125,6 @@ __attribute__((target("avx2"))) void blend_rows(const uint16_t *upper, const uin
     const __m256i bias = _mm256_set1_epi16(int16_t(0x8000));
     const __m256i weights = _mm256_set1_epi32(int32_t(uint16_t(near)) | (int32_t(uint16_t(far)) << 16));
     const __m256i restore = _mm256_set1_epi32((1 << 15) * kOne + (1 << 15));
-    alignas(16) uint8_t last[16];
     for (int x = 0; x < width; x += 16) {
         const __m256i a = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(upper + x)), bias);
         const __m256i b = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(lower + x)), bias);
@@ -131,12 +132,7 @@ __attribute__((target("avx2"))) void blend_rows(const uint16_t *upper, const uin
         const __m256i high = _mm256_srli_epi32(_mm256_add_epi32(_mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), weights), restore), 16);
         const __m256i words = _mm256_packus_epi32(low, high); // pixels 0-7 | 8-15
         const __m128i pixels = _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi16(words, words), 0x08));
-        if (x + 16 <= width) {
-            _mm_storeu_si128(reinterpret_cast<__m128i *>(out + x), pixels);
-        } else {
-            _mm_store_si128(reinterpret_cast<__m128i *>(last), pixels);
-            std::copy(last, last + (width - x), out + x);
-        }
+        store_row_pixels(pixels, out, x, width);
     }
 }
 

@@ -1,6 +1,7 @@
 #include "orb_describer.hpp"
 
 #include "barrier.hpp"
+#include "pixel_rows.hpp"
 
 #include <opencv2/features2d.hpp>
 #include <opencv2/imgproc.hpp>
@@ -41,8 +42,6 @@ void opencv_blur(const cv::Mat &in, cv::Mat &out) {
     cv::GaussianBlur(inner, inner, cv::Size(kTaps, kTaps), 2, 2, cv::BORDER_REFLECT_101);
     inner.copyTo(out);
 }
-
-int reflect_101(int i, int n) { return i < 0 ? -i : (i >= n ? 2 * n - 2 - i : i); }
 
 bool has_avx2_fma() {
 #if defined(__x86_64__)
@@ -86,17 +85,11 @@ __attribute__((target("avx2,fma"))) __m256i blur_column_eight(const float *const
 // Seven rows of row sums down to one row of pixels, 16 at a time.
 __attribute__((target("avx2,fma"))) void blur_column(const float *const rows[kTaps], int width, const Kernel &k,
                                                    uint8_t *out) {
-    alignas(16) uint8_t last[16];
     for (int x = 0; x < width; x += 16) {
         const __m256i words = _mm256_permute4x64_epi64(_mm256_packs_epi32(blur_column_eight(rows, x, k), blur_column_eight(rows, x + 8, k)), 0xd8);
         const __m128i pixels =
             _mm_packus_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
-        if (x + 16 <= width) {
-            _mm_storeu_si128(reinterpret_cast<__m128i *>(out + x), pixels);
-        } else {
-            _mm_store_si128(reinterpret_cast<__m128i *>(last), pixels);
-            std::copy(last, last + (width - x), out + x);
-        }
+        store_row_pixels(pixels, out, x, width);
     }
 }
 
@@ -123,7 +116,7 @@ __attribute__((target("avx2,fma"))) void blur_7(const cv::Mat &in, cv::Mat &out,
             blur_row(padded.data(), width, k, ring.data() + size_t(next % 8) * stride);
         }
         for (int j = 0; j < kTaps; ++j)
-            rows[j] = ring.data() + size_t(reflect_101(y + j - kHalfTaps, height) % 8) * stride;
+            rows[j] = ring.data() + size_t(cv::borderInterpolate(y + j - kHalfTaps, height, cv::BORDER_REFLECT_101) % 8) * stride;
         blur_column(rows, width, k, out.ptr<uint8_t>(y));
     }
 }

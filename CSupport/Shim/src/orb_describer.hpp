@@ -43,7 +43,7 @@ private:
     bool reproduces_opencv() const;
     void describe_blurred(const cv::Mat &blurred, const std::vector<cv::KeyPoint> &keypoints, Descriptor *out) const;
 
-    // The 512 points of the 256 tests (test i compares points 2i and 2i + 1), as floats for
+    // The 512 points of the 256 tests (test i compares points i and 256 + i), as floats for
     // rotation.
     alignas(32) std::array<float, 512> pattern_x_{};
     alignas(32) std::array<float, 512> pattern_y_{};
