@@ -237,11 +237,9 @@ public final class ImageDetector {
         o.method = method
         o.threshold = threshold
         o.seed = options.seed
-        guard let estimate = estimateHomography(from: matches.map { locations[$0.train] },
-                                                to: matches.map { frameLocations[$0.query] }, options: o),
-            estimate.inlierCount >= minInliers
-        else { return nil }
-        return estimate
+        o.minInliers = minInliers
+        return estimateHomography(from: matches.map { locations[$0.train] },
+                                  to: matches.map { frameLocations[$0.query] }, options: o)
     }
 
     /// Re-aligns a reference near a predicted homography (for following it through video).

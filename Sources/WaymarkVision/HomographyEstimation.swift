@@ -14,6 +14,9 @@ public struct HomographyEstimationOptions: Equatable, Sendable {
     public var maxIterations = 2000
     public var confidence = 0.999
     public var seed: UInt64 = 1
+    /// An estimate with fewer inliers is not returned. Knowing it lets `.affine` skip RANSAC
+    /// where a check of every three of a few matches shows that no map has that many.
+    public var minInliers = 0
 
     public init() {}
 }
@@ -35,7 +38,7 @@ public func estimateHomography(
     var o = cs_homography_options(
         method: Int32(options.method.shimValue.rawValue),
         threshold: options.threshold, max_iterations: Int32(options.maxIterations), confidence: options.confidence,
-        seed: options.seed)
+        seed: options.seed, min_inliers: Int32(clamping: max(0, options.minInliers)))
     var h = [Double](repeating: 0, count: 9)
     var mask = [UInt8](repeating: 0, count: source.count)
     var found: Int32 = 0

@@ -77,6 +77,50 @@ import WaymarkVision
         }
     }
 
+    @Test func affineEstimateWithTooFewInliersIsNotReturned() throws {
+        let truth = Homography([0.8, -0.3, 40, 0.25, 0.9, -12, 0, 0, 1])
+        var generator = SeededGenerator(seed: 9)
+        let source = (0..<10).map { _ in Point2(Double.random(in: 0..<600, using: &generator), Double.random(in: 0..<400, using: &generator)) }
+        let destination = source.enumerated().map { i, p in i < 6 ? truth.apply(p)! : p + Point2(Double(90 * i), -35) }
+        var options = HomographyEstimationOptions()
+        options.method = .affine
+        options.minInliers = 6
+        #expect(try #require(estimateHomography(from: source, to: destination, options: options)).inlierCount == 6)
+        options.minInliers = 7
+        #expect(estimateHomography(from: source, to: destination, options: options) == nil)
+    }
+
+    /// A minimum of inliers lets the affine method skip RANSAC where no three matches' map has
+    /// that many; it must never skip one that RANSAC would find: on few-match sets with a planted
+    /// consensus of every size, asking for k inliers finds an estimate exactly when RANSAC
+    /// without the minimum finds one with k or more.
+    @Test func affineMinimumInliersAgreesWithRANSACOnFewMatches() {
+        var generator = SeededGenerator(seed: 21)
+        var disagreements = 0
+        for trial in 0..<300 {
+            let count = 5 + trial % 12
+            let planted = Int.random(in: 0...count, using: &generator)
+            let turn = Double.random(in: 0..<(2 * .pi), using: &generator)
+            let map = Homography([cos(turn), -sin(turn), 30, sin(turn), cos(turn), 20, 0, 0, 1])
+            let source = (0..<count).map { _ in Point2(Double.random(in: 0..<640, using: &generator), Double.random(in: 0..<480, using: &generator)) }
+            let destination = source.enumerated().map { i, p in
+                i < planted
+                    ? map.apply(p)! + Point2(Double.random(in: -4...4, using: &generator), Double.random(in: -4...4, using: &generator))
+                    : Point2(Double.random(in: 0..<640, using: &generator), Double.random(in: 0..<480, using: &generator))
+            }
+            var options = HomographyEstimationOptions()
+            options.method = .affine
+            options.threshold = 6
+            let unrestricted = estimateHomography(from: source, to: destination, options: options)?.inlierCount ?? 0
+            for needed in 4...count {
+                options.minInliers = needed
+                let found = estimateHomography(from: source, to: destination, options: options) != nil
+                if found != (unrestricted >= needed) { disagreements += 1 }
+            }
+        }
+        #expect(disagreements == 0)
+    }
+
     @Test func tooFewPointsGiveNoHomography() {
         #expect(estimateHomography(from: [Point2(0, 0), Point2(1, 0), Point2(0, 1)], to: [Point2(0, 0), Point2(1, 0), Point2(0, 1)]) == nil)
     }

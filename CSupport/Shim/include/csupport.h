@@ -304,10 +304,11 @@ typedef struct cs_homography_options {
     int32_t max_iterations;
     double confidence;
     uint64_t seed;
+    int32_t min_inliers;      /* an estimate with fewer inliers is not returned (0: any) */
 } cs_homography_options;
 
 /* Finds H with dst ~ H src. `inliers` (n bytes, may be NULL) receives 1 for inliers.
-   `found` is 0 when no homography was found (not an error). */
+   `found` is 0 when no homography was found, or none with `min_inliers` (not an error). */
 cs_status cs_homography_estimate(const float *source, const float *destination, size_t count,
                                  const cs_homography_options *options, double homography[9],
                                  uint8_t *inliers, int32_t *found, cs_error *error);

@@ -17,6 +17,46 @@ std::vector<cv::Point2f> to_opencv_points(const float *xy, size_t count) {
     return points;
 }
 
+// Whether some affine map through three of the `count` correspondences has `needed` of them
+// within `threshold`, by trying every three. RANSAC (OpenCV's estimateAffine2D) draws its maps
+// from such threes and reports the inliers of the best one it drew, so where none has enough
+// it cannot find them either; with few matches (most of a wrong reference's candidates) this
+// answers in a few microseconds, where RANSAC, having drawn no good three, runs its iterations
+// out. The threshold is widened by a thousandth so that float rounding in OpenCV's inlier test
+// never finds one this check missed.
+bool affine_consensus_possible(const std::vector<cv::Point2f> &src, const std::vector<cv::Point2f> &dst,
+                               double threshold, size_t needed) {
+    const size_t count = src.size();
+    if (needed <= 3) return count >= needed;
+    const double limit = threshold * threshold * 1.002;
+    for (size_t i = 0; i < count; ++i)
+        for (size_t j = i + 1; j < count; ++j)
+            for (size_t k = j + 1; k < count; ++k) {
+                const double dx1 = src[j].x - src[i].x, dy1 = src[j].y - src[i].y;
+                const double dx2 = src[k].x - src[i].x, dy2 = src[k].y - src[i].y;
+                const double det = dx1 * dy2 - dx2 * dy1;
+                if (det == 0) continue;
+                const double du1 = dst[j].x - dst[i].x, du2 = dst[k].x - dst[i].x;
+                const double dv1 = dst[j].y - dst[i].y, dv2 = dst[k].y - dst[i].y;
+                const double a = (du1 * dy2 - du2 * dy1) / det, b = (du2 * dx1 - du1 * dx2) / det;
+                const double d = (dv1 * dy2 - dv2 * dy1) / det, e = (dv2 * dx1 - dv1 * dx2) / det;
+                const double c = dst[i].x - a * src[i].x - b * src[i].y;
+                const double f = dst[i].y - d * src[i].x - e * src[i].y;
+                size_t inliers = 0;
+                for (size_t n = 0; n < count && inliers + (count - n) >= needed; ++n) {
+                    const double u = a * src[n].x + b * src[n].y + c - dst[n].x;
+                    const double v = d * src[n].x + e * src[n].y + f - dst[n].y;
+                    if (u * u + v * v <= limit) ++inliers;
+                }
+                if (inliers >= needed) return true;
+            }
+    return false;
+}
+
+// Correspondences up to which affine_consensus_possible (count³/6 maps, each tested on all
+// `count`) costs less than the RANSAC it may spare.
+constexpr size_t kExhaustiveAffineCount = 18;
+
 // 2D-3D correspondences and the camera matrix, moved to OpenCV's pixel convention.
 struct PnPInput {
     std::vector<cv::Point3d> object;
@@ -45,11 +85,12 @@ cs_status cs_homography_estimate(const float *source, const float *destination, 
                     "cs_homography_estimate: NULL argument");
         cs::require(count == 0 || (source && destination), "cs_homography_estimate: NULL points");
         cs::require(options->threshold > 0 && options->confidence > 0 && options->confidence < 1 &&
-                        options->max_iterations > 0,
+                        options->max_iterations > 0 && options->min_inliers >= 0,
                     "cs_homography_estimate: invalid options");
         *found = 0;
         if (inliers) std::fill(inliers, inliers + count, uint8_t(0));
-        if (count < 4) return;
+        const size_t needed = size_t(options->min_inliers);
+        if (count < 4 || count < needed) return;
         // Homographies are invariant to the +0.5 convention only up to conjugation, so the
         // points are used as given: H maps shim pixels to shim pixels.
         std::vector<cv::Point2f> src(count), dst(count);
@@ -73,6 +114,9 @@ cs_status cs_homography_estimate(const float *source, const float *destination, 
             params.isParallel = false;
             h = cv::findHomography(src, dst, mask, params);
         } else if (options->method == CS_ROBUST_AFFINE) {
+            if (count <= kExhaustiveAffineCount &&
+                !affine_consensus_possible(src, dst, options->threshold, needed))
+                return;
             cv::Mat affine = cv::estimateAffine2D(src, dst, mask, cv::RANSAC, options->threshold,
                                                   size_t(options->max_iterations), options->confidence, 10);
             if (!affine.empty()) {
@@ -88,6 +132,7 @@ cs_status cs_homography_estimate(const float *source, const float *destination, 
         h.convertTo(h, CV_64F);
         for (int i = 0; i < 9; ++i) homography[i] = h.at<double>(i / 3, i % 3);
         if (!std::all_of(homography, homography + 9, [](double v) { return std::isfinite(v); })) return;
+        if ((mask.empty() ? 0 : size_t(cv::countNonZero(mask))) < needed) return;
         if (inliers && !mask.empty())
             for (size_t i = 0; i < count; ++i) inliers[i] = mask.at<uint8_t>(int(i)) ? 1 : 0;
         *found = 1;
