@@ -336,14 +336,16 @@ import WaymarkVision
 
     /// Every keypoint and every descriptor byte, on real images of three sizes at several
     /// enlarged and reduced levels (keypoints at every angle), against the pyramid cv::resize
-    /// builds and cv::ORB::compute's descriptors.
+    /// builds, the corners cv::FAST finds in short cells and cv::ORB::compute's descriptors.
     @Test(.enabled(if: FeatureSet.hasExactDescriber && frames.allSatisfy { SharedDatasets.path($0) != nil }))
     func givesOpenCVsBytes() throws {
         var options = FeatureOptions(maxFeatures: 3000)
         options.ranking = .fast
         options.spread = 0.5
+        options.minFastThreshold = 7
         options.enlargedLevels = 2
         var compared = 0
+        var fromShortCells = 0
         for frame in Self.frames {
             let image = try Image(contentsOf: SharedDatasets.path(frame)!, gray: true)
             let ours = FeatureSet(detectingIn: image, options: options)
@@ -354,7 +356,9 @@ import WaymarkVision
             let differing = zip(ours.descriptors, theirs.descriptors).filter { $0 != $1 }.count
             #expect(differing == 0, "\(frame): \(differing) of \(ours.descriptors.count) bytes differ")
             compared += ours.count
+            fromShortCells += ours.keypoints.filter { $0.response < Double(options.fastThreshold) }.count
         }
         #expect(compared > 5000)
+        #expect(fromShortCells > 200)
     }
 }

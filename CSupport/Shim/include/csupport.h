@@ -198,9 +198,10 @@ typedef struct cs_feature_options {
        share of those is searched again down to min_fast_threshold. 0: OpenCV's ORB as it is.
        Needs CS_RANKING_FAST. */
     float spread;
-    /* With spread: 1 builds the pyramid with cv::resize and describes the keypoints with
-       cv::ORB::compute even where the shim's own equivalents give the same bytes faster (see
-       cs_features_exact_describer_available), to check that they agree. */
+    /* With spread: 1 builds the pyramid with cv::resize, searches short cells again with
+       cv::FAST and describes the keypoints with cv::ORB::compute even where the shim's own
+       equivalents give the same bytes faster (see cs_features_exact_describer_available), to
+       check that they agree. */
     int32_t opencv_only;
 } cs_feature_options;
 

@@ -1,4 +1,5 @@
 #include "barrier.hpp"
+#include "cell_fast.hpp"
 #include "descriptors.hpp"
 #include "linear_resize.hpp"
 #include "orb_describer.hpp"
@@ -145,7 +146,7 @@ struct Stronger {
 // FAST corners of `level` at `threshold`, and at `weak_threshold` as well within the cells that
 // have fewer than `share` at `threshold`; none within `border` pixels of the edge.
 void spread_corners(const cv::Mat &level, int threshold, int weak_threshold, size_t share, int border,
-                    std::vector<cv::KeyPoint> &corners) {
+                    bool opencv_only, std::vector<cv::KeyPoint> &corners) {
     // FAST over the part of the level where corners are kept, and one pixel more, whose scores
     // the non-maximum suppression of the outermost kept corners compares with (FAST reads 3
     // pixels around a corner): the same corners as over the whole level, from ~20 % fewer pixels.
@@ -160,22 +161,19 @@ void spread_corners(const cv::Mat &level, int threshold, int weak_threshold, siz
     std::vector<size_t> found(grid.count(), 0);
     for (const auto &k : corners) ++found[grid.cell(k.pt)];
     std::vector<cv::KeyPoint> weak;
-    const cv::Rect inner(border, border, level.cols - 2 * border, level.rows - 2 * border);
+    std::vector<uint8_t> scratch;
+    // FAST's circle reaches 3 pixels around a corner.
+    const int inset = std::max(border, 3);
+    const cv::Rect inner(inset, inset, level.cols - 2 * inset, level.rows - 2 * inset);
     for (int row = 0; row < grid.rows; ++row)
         for (int column = 0; column < grid.columns; ++column) {
             if (found[size_t(row * grid.columns + column)] >= share) continue;
             const cv::Rect cell = cv::Rect(column * kSpreadCell, row * kSpreadCell, kSpreadCell, kSpreadCell) & inner;
             if (cell.empty()) continue;
-            // FAST reads 3 pixels around a corner: the cell with that margin, corners kept in the cell.
-            const cv::Rect window = cv::Rect(cell.x - 3, cell.y - 3, cell.width + 6, cell.height + 6) &
-                                    cv::Rect(0, 0, level.cols, level.rows);
-            cv::FAST(level(window), weak, weak_threshold, true);
-            for (cv::KeyPoint k : weak) {
-                k.pt.x += float(window.x);
-                k.pt.y += float(window.y);
-                if (cell.contains(cv::Point(int(k.pt.x), int(k.pt.y))) && k.response < float(threshold))
-                    corners.push_back(k);
-            }
+            weak.clear();
+            cs::fast_in_cell(level, cell, weak_threshold, opencv_only, scratch, weak);
+            for (const cv::KeyPoint &k : weak)
+                if (k.response < float(threshold)) corners.push_back(k);
         }
 }
 
@@ -268,7 +266,7 @@ void spread_features(const cv::Mat &image, const cs_feature_options &o, std::vec
         const int border = int(std::ceil(float(o.edge_threshold) * std::max(1.f, 1.f / scale)));
         const size_t cell_share = size_t(std::ceil(double(o.spread) * double(quota[size_t(l)]) /
                                                    double(CellGrid(level.size()).count())));
-        spread_corners(level, o.fast_threshold, o.min_fast_threshold, cell_share, border, corners);
+        spread_corners(level, o.fast_threshold, o.min_fast_threshold, cell_share, border, o.opencv_only, corners);
         keep_spread(corners, quota[size_t(l)], o.spread, level.size());
         orient(level, corners);
         for (auto &k : corners) {
