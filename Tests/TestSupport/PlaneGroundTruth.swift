@@ -12,9 +12,12 @@ public struct MiddleburyDepth {
     public let intrinsics: Intrinsics
     public let disparity: Raster
 
+    /// The dataset file of scene `name`'s ground truth (for `SharedDatasets`).
+    public static func groundTruth(_ name: String) -> String { "middlebury_stereo/\(name)/groundTruthDisparity.png" }
+
     /// Nil (with a message) when the datasets are absent.
     public init?(_ name: String) throws {
-        guard let path = SharedDatasets.path("middlebury_stereo/\(name)/groundTruthDisparity.png") else {
+        guard let path = SharedDatasets.path(Self.groundTruth(name)) else {
             print("skipped: middlebury_stereo/\(name): \(SharedDatasets.absentMessage)")
             return nil
         }

@@ -15,9 +15,12 @@ public struct StrechaScene: Sendable {
 
     public static let names = ["fountain-P11", "Herz-Jesus-P8"]
 
+    /// The dataset folder of scene `name` (for `SharedDatasets`).
+    public static func folder(_ name: String) -> String { "strecha_mvs_gt_cameras/\(name)" }
+
     /// nil, with a skip message, when the datasets are absent.
     public init?(_ name: String) throws {
-        guard let folder = SharedDatasets.path("strecha_mvs_gt_cameras/\(name)") else {
+        guard let folder = SharedDatasets.path(Self.folder(name)) else {
             print("skipped: \(SharedDatasets.absentMessage)")
             return nil
         }

@@ -1,14 +1,16 @@
 import Foundation
 import Testing
+import TestSupport
 import WaymarkCore
 import WaymarkImages
 import WaymarkVision
 
 @Suite struct RealDataDetectionTests {
-    @Test func grafOneToThreeMatchesOpenCVsGroundTruth() throws {
-        guard let g1 = Fixtures.dataset("opencv_samples/graf1.png"), let g3 = Fixtures.dataset("opencv_samples/graf3.png"),
-            let h = Fixtures.dataset("opencv_samples/H1to3p.xml")
-        else { return }
+    @Test(.enabled(if: SharedDatasets.has("opencv_samples/graf1.png", "opencv_samples/graf3.png", "opencv_samples/H1to3p.xml")))
+    func grafOneToThreeMatchesOpenCVsGroundTruth() throws {
+        let g1 = try #require(SharedDatasets.path("opencv_samples/graf1.png"))
+        let g3 = try #require(SharedDatasets.path("opencv_samples/graf3.png"))
+        let h = try #require(SharedDatasets.path("opencv_samples/H1to3p.xml"))
         let reference = try Fixtures.reference(g1)
         let found = ImageDetector(references: [reference]).detect(in: try Image(contentsOf: g3, gray: true))
         let detection = try #require(found.first)
@@ -17,9 +19,10 @@ import WaymarkVision
         #expect(error < 3)
     }
 
-    @Test func boxIsFoundInTheScene() throws {
-        guard let box = Fixtures.dataset("opencv_samples/box.png"), let scene = Fixtures.dataset("opencv_samples/box_in_scene.png")
-        else { return }
+    @Test(.enabled(if: SharedDatasets.has("opencv_samples/box.png", "opencv_samples/box_in_scene.png")))
+    func boxIsFoundInTheScene() throws {
+        let box = try #require(SharedDatasets.path("opencv_samples/box.png"))
+        let scene = try #require(SharedDatasets.path("opencv_samples/box_in_scene.png"))
         let found = ImageDetector(references: [try Fixtures.reference(box)]).detect(in: try Image(contentsOf: scene, gray: true))
         let detection = try #require(found.first)
         // Corners from an independent pipeline (OpenCV SIFT + RANSAC, 75 of 80 ratio-test inliers);
@@ -31,12 +34,11 @@ import WaymarkVision
         #expect(detection.confidence > 0.5)
     }
 
-    @Test func oxfordSequencesAreLocatedPrecisely() throws {
-        guard Fixtures.dataset("oxford_affine/graf/img1.png") != nil else { return }
+    @Test(.enabled(if: SharedDatasets.has("oxford_affine"))) func oxfordSequencesAreLocatedPrecisely() throws {
         var precise = 0
         var total = 0
         for sequence in ["bark", "bikes", "boat", "graf", "leuven", "trees", "ubc", "wall"] {
-            let base = Fixtures.dataset("oxford_affine/\(sequence)")!
+            let base = try #require(SharedDatasets.path("oxford_affine/\(sequence)"))
             let reference = try Fixtures.reference("\(base)/img1.png")
             let detector = ImageDetector(references: [reference])
             for n in 2...4 {
@@ -53,8 +55,8 @@ import WaymarkVision
 
     /// bark img6 shows the bark at about a quarter of its size, turned by 154°: smaller than the
     /// reference's own pyramid reaches, so only its coarse features find it.
-    @Test func barkZoomedOutFourTimesIsFound() throws {
-        guard let base = Fixtures.dataset("oxford_affine/bark") else { return }
+    @Test(.enabled(if: SharedDatasets.has("oxford_affine/bark"))) func barkZoomedOutFourTimesIsFound() throws {
+        let base = try #require(SharedDatasets.path("oxford_affine/bark"))
         let reference = try Fixtures.reference("\(base)/img1.png")
         let detection = try #require(
             ImageDetector(references: [reference]).detect(in: try Image(contentsOf: "\(base)/img6.png", gray: true)).first)
@@ -63,8 +65,8 @@ import WaymarkVision
         #expect(Fixtures.meanCornerError(detection.homography, truth, width: reference.width, height: reference.height) < 3)
     }
 
-    @Test func extremeViewsNeverGiveAWrongDetection() throws {
-        guard let root = Fixtures.dataset("evd_extreme_view") else { return }
+    @Test(.enabled(if: SharedDatasets.has("evd_extreme_view"))) func extremeViewsNeverGiveAWrongDetection() throws {
+        let root = try #require(SharedDatasets.path("evd_extreme_view"))
         let names = try FileManager.default.contentsOfDirectory(atPath: "\(root)/1").filter { $0.hasSuffix(".png") }.sorted()
         #expect(names.count == 15)
         for name in names {
@@ -80,8 +82,10 @@ import WaymarkVision
         }
     }
 
-    @Test func framesWithoutReferencesGiveNoDetections() throws {
-        guard let oxford = Fixtures.dataset("oxford_affine"), let tum = Fixtures.dataset("tum_fr3_office_frames/rgb") else { return }
+    @Test(.enabled(if: SharedDatasets.has("oxford_affine", "tum_fr3_office_frames/rgb")))
+    func framesWithoutReferencesGiveNoDetections() throws {
+        let oxford = try #require(SharedDatasets.path("oxford_affine"))
+        let tum = try #require(SharedDatasets.path("tum_fr3_office_frames/rgb"))
         let references = try ["bark", "bikes", "boat", "graf", "leuven", "trees", "ubc", "wall"].map {
             try Fixtures.reference("\(oxford)/\($0)/img1.png")
         }
@@ -99,10 +103,10 @@ import WaymarkVision
     /// at 3 % seen 70° off-axis, by exact homographies: far below the references' own pyramids
     /// and squeezed 2.4:1 and 2.9:1, which only the coarse set's oblique views describe
     /// (without them neither was found).
-    @Test(.enabled(if: Fixtures.dataset("oxford_affine") != nil && Fixtures.dataset("tum_fr3_office_frames/rgb") != nil))
+    @Test(.enabled(if: SharedDatasets.has("oxford_affine", "tum_fr3_office_frames/rgb")))
     func farPostersSeenSteeplyAreFoundByTheCoarseObliqueViews() throws {
-        let oxford = try #require(Fixtures.dataset("oxford_affine"))
-        let tum = try #require(Fixtures.dataset("tum_fr3_office_frames/rgb"))
+        let oxford = try #require(SharedDatasets.path("oxford_affine"))
+        let tum = try #require(SharedDatasets.path("tum_fr3_office_frames/rgb"))
         let background = try FileManager.default.contentsOfDirectory(atPath: tum).filter { $0.hasSuffix(".png") }.sorted()[3]
         for (name, coverage, angle) in [("wall", 0.05, 65.0), ("boat", 0.03, 70.0)] {
             let path = "\(oxford)/\(name)/img1.png"

@@ -6,12 +6,6 @@ import WaymarkVision
 
 /// Shared helpers for the reference-image tests.
 enum Fixtures {
-    static func dataset(_ relative: String) -> String? {
-        let path = SharedDatasets.path(relative)
-        if path == nil { print("skipped: \(relative): \(SharedDatasets.absentMessage)") }
-        return path
-    }
-
     static func reference(_ path: String, name: String? = nil, physicalWidth: Double? = nil) throws -> ReferenceImage {
         let stem = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         return try ReferenceImage(entry: ReferenceEntry(name: name ?? stem, path: path, physicalWidth: physicalWidth))

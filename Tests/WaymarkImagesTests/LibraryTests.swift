@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import WaymarkCore
 import WaymarkImages
 import WaymarkVision
@@ -99,8 +100,8 @@ import WaymarkVision
 }
 
 @Suite struct QualityTests {
-    @Test func richPosterScoresHigh() throws {
-        guard let path = Fixtures.dataset("oxford_affine/graf/img1.png") else { return }
+    @Test(.enabled(if: SharedDatasets.has("oxford_affine/graf/img1.png"))) func richPosterScoresHigh() throws {
+        let path = try #require(SharedDatasets.path("oxford_affine/graf/img1.png"))
         let quality = ReferenceQuality(of: try Fixtures.reference(path))
         #expect(quality.score >= 80)
         #expect(quality.problems.isEmpty)
@@ -135,9 +136,9 @@ import WaymarkVision
     /// Graf is found in every poster-benchmark scene that shows it (development split), Oxford's
     /// wall in two of three: the trial scores graf far above the wall, and says the wall is lost
     /// when seen obliquely.
-    @Test(.enabled(if: Fixtures.dataset("oxford_affine") != nil))
+    @Test(.enabled(if: SharedDatasets.has("oxford_affine")))
     func trialOrdersReferencesByHowOftenTheyAreFound() throws {
-        let root = try #require(Fixtures.dataset("oxford_affine"))
+        let root = try #require(SharedDatasets.path("oxford_affine"))
         let graf = ReferenceQuality(of: try Fixtures.reference("\(root)/graf/img1.png"), tryDetecting: true)
         let wall = ReferenceQuality(of: try Fixtures.reference("\(root)/wall/img1.png"), tryDetecting: true)
         #expect(graf.score >= 60)

@@ -1,12 +1,15 @@
 import Foundation
 import Testing
+import TestSupport
 import WaymarkCore
 import WaymarkImages
 import WaymarkVision
 
 @Suite struct LookalikeTests {
-    @Test func theSamePictureTwiceIsFlaggedAndDistinctOnesAreNot() throws {
-        guard let oxford = Fixtures.dataset("oxford_affine"), let evd = Fixtures.dataset("evd_extreme_view") else { return }
+    @Test(.enabled(if: SharedDatasets.has("oxford_affine", "evd_extreme_view")))
+    func theSamePictureTwiceIsFlaggedAndDistinctOnesAreNot() throws {
+        let oxford = try #require(SharedDatasets.path("oxford_affine"))
+        let evd = try #require(SharedDatasets.path("evd_extreme_view"))
         // EVD's graf is Oxford's graf img1 in another file (SOURCE.md).
         let references = try [
             Fixtures.reference("\(oxford)/graf/img1.png", name: "graf"),

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import WaymarkCore
 import WaymarkImages
 import WaymarkVision
@@ -8,8 +9,9 @@ import WaymarkVision
     /// 8 Oxford posters and 14 EVD pictures among 180 synthetic textures: 202 references.
     /// (EVD's graf is Oxford's graf img1: the same picture twice would be two references that
     /// each make the other's matches ambiguous.)
-    static func library() throws -> [ReferenceImage]? {
-        guard let oxford = Fixtures.dataset("oxford_affine"), let evd = Fixtures.dataset("evd_extreme_view") else { return nil }
+    static func library() throws -> [ReferenceImage] {
+        let oxford = try #require(SharedDatasets.path("oxford_affine"))
+        let evd = try #require(SharedDatasets.path("evd_extreme_view"))
         var references: [ReferenceImage] = []
         for sequence in ["bark", "bikes", "boat", "graf", "leuven", "trees", "ubc", "wall"] {
             references.append(try Fixtures.reference("\(oxford)/\(sequence)/img1.png", name: sequence))
@@ -32,10 +34,11 @@ import WaymarkVision
     }
 
     /// One library for both checks: building 202 references dominates the test's time.
-    @Test func retrievalPicksTheShownReferenceAndNothingElse() throws {
-        guard let references = try Self.library(), let oxford = Fixtures.dataset("oxford_affine"),
-            let tum = Fixtures.dataset("tum_fr3_office_frames/rgb")
-        else { return }
+    @Test(.enabled(if: SharedDatasets.has("oxford_affine", "evd_extreme_view", "tum_fr3_office_frames/rgb")))
+    func retrievalPicksTheShownReferenceAndNothingElse() throws {
+        let references = try Self.library()
+        let oxford = try #require(SharedDatasets.path("oxford_affine"))
+        let tum = try #require(SharedDatasets.path("tum_fr3_office_frames/rgb"))
         #expect(references.count >= 200)
         let retrieval = ReferenceRetrieval(references: references)
         var options = ImageDetectorOptions()

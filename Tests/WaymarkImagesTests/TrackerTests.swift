@@ -5,10 +5,11 @@ import WaymarkImages
 import WaymarkVision
 
 @Suite struct TrackerTests {
-    @Test func followsThroughVideoAccuratelyAndHoldsStill() throws {
-        guard let box = Fixtures.dataset("opencv_samples/box.png"), let graf = Fixtures.dataset("opencv_samples/graf1.png"),
-            let wall = Fixtures.dataset("opencv_samples/aloeL.jpg")
-        else { return }
+    @Test(.enabled(if: SharedDatasets.has("opencv_samples/box.png", "opencv_samples/graf1.png", "opencv_samples/aloeL.jpg")))
+    func followsThroughVideoAccuratelyAndHoldsStill() throws {
+        let box = try #require(SharedDatasets.path("opencv_samples/box.png"))
+        let graf = try #require(SharedDatasets.path("opencv_samples/graf1.png"))
+        let wall = try #require(SharedDatasets.path("opencv_samples/aloeL.jpg"))
         let video = try SyntheticVideo.sample(box: box, graffiti: graf, wall: wall, frameCount: 100)
         let references = try video.placements.map {
             try ReferenceImage(entry: ReferenceEntry(name: $0.name, path: "-"), image: $0.image)

@@ -5,12 +5,6 @@ import WaymarkPlanes
 import WaymarkVision
 
 enum PlaneFixtures {
-    static func dataset(_ relative: String) -> String? {
-        let path = SharedDatasets.path(relative)
-        if path == nil { print("skipped: \(relative): \(SharedDatasets.absentMessage)") }
-        return path
-    }
-
     /// mOSD and PCL's derived depth images: K = (525, 525, 319.5, 239.5) with integer pixel
     /// centres, i.e. (525, 525, 320, 240) in this library's convention.
     static let kinect = Intrinsics(fx: 525, fy: 525, cx: 320, cy: 240)

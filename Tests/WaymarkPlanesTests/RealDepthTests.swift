@@ -7,12 +7,16 @@ import WaymarkVision
 
 @Suite struct RealDepthTests {
     /// mOSD: five Kinect table-top scenes with a hand-labelled table mask each.
-    @Test func tablePlaneMatchesTheMOSDMasks() throws {
+    static let mOSDScenes = ["learn0", "test16", "test31", "test44", "test55"]
+
+    @Test(.enabled(if: mOSDScenes.allSatisfy {
+        SharedDatasets.has("pcl_pointclouds/mOSD/\($0)_depth_mm.png", "pcl_pointclouds/mOSD/\($0)_table_mask.png")
+    }))
+    func tablePlaneMatchesTheMOSDMasks() throws {
         var ious: [Double] = []
-        for scene in ["learn0", "test16", "test31", "test44", "test55"] {
-            guard let depthPath = PlaneFixtures.dataset("pcl_pointclouds/mOSD/\(scene)_depth_mm.png"),
-                let maskPath = PlaneFixtures.dataset("pcl_pointclouds/mOSD/\(scene)_table_mask.png")
-            else { return }
+        for scene in Self.mOSDScenes {
+            let depthPath = try #require(SharedDatasets.path("pcl_pointclouds/mOSD/\(scene)_depth_mm.png"))
+            let maskPath = try #require(SharedDatasets.path("pcl_pointclouds/mOSD/\(scene)_table_mask.png"))
             let depth = try DepthImage(contentsOf: depthPath)
             let mask = try Raster(contentsOf: maskPath).values.map { $0 > 0 }
             let found = try PlaneDetector().detect(in: depth, intrinsics: PlaneFixtures.kinect)
@@ -33,8 +37,9 @@ import WaymarkVision
     /// Venus is piecewise planar: five planes, found by an independent RANSAC in disparity
     /// space (where the ground truth is exact). SegComp: a ground-truth region is correctly
     /// detected when it and one detected region each have ≥ 80% of their pixels in common.
-    @Test func allFiveVenusPlanesAreCorrectlyDetected() throws {
-        guard let venus = try MiddleburyDepth("venus") else { return }
+    @Test(.enabled(if: SharedDatasets.has(MiddleburyDepth.groundTruth("venus"))))
+    func allFiveVenusPlanesAreCorrectlyDetected() throws {
+        let venus = try #require(try MiddleburyDepth("venus"))
         let truth = DisparityPlanes(venus.disparity).labels
         let found = try PlaneDetector().detect(in: venus.depth, intrinsics: venus.intrinsics)
         #expect(truth.max() == 5)
@@ -44,8 +49,8 @@ import WaymarkVision
 
     /// PCL's own unit test (test_sample_consensus_plane_models.cpp): RANSAC at 0.03 finds more
     /// than 2000 inliers and coefficients a/d, b/d, c/d within 0.1 of (-0.8964, -0.5868, -1.208).
-    @Test func pclPlaneOracleOnSacPlaneTest() throws {
-        guard let path = PlaneFixtures.dataset("pcl_pointclouds/sac_plane_test.pcd") else { return }
+    @Test(.enabled(if: SharedDatasets.has("pcl_pointclouds/sac_plane_test.pcd"))) func pclPlaneOracleOnSacPlaneTest() throws {
+        let path = try #require(SharedDatasets.path("pcl_pointclouds/sac_plane_test.pcd"))
         let cloud = try PointCloud(contentsOf: path)
         #expect(cloud.points.count == 3283)
         var options = PlaneDetectionOptions()
@@ -63,10 +68,10 @@ import WaymarkVision
 
     /// The organized PCD clouds give the same planes as their depth images (the clouds are the
     /// depth images' points), so the binary_compressed decoder and the back-projection agree.
-    @Test func organizedCloudAndItsDepthImageGiveTheSameTable() throws {
-        guard let cloudPath = PlaneFixtures.dataset("pcl_pointclouds/mOSD/learn0.pcd"),
-            let depthPath = PlaneFixtures.dataset("pcl_pointclouds/mOSD/learn0_depth_mm.png")
-        else { return }
+    @Test(.enabled(if: SharedDatasets.has("pcl_pointclouds/mOSD/learn0.pcd", "pcl_pointclouds/mOSD/learn0_depth_mm.png")))
+    func organizedCloudAndItsDepthImageGiveTheSameTable() throws {
+        let cloudPath = try #require(SharedDatasets.path("pcl_pointclouds/mOSD/learn0.pcd"))
+        let depthPath = try #require(SharedDatasets.path("pcl_pointclouds/mOSD/learn0_depth_mm.png"))
         let cloud = try PointCloud(contentsOf: cloudPath)
         #expect(cloud.width == 640 && cloud.height == 480)
         let depth = try DepthImage(contentsOf: depthPath)
@@ -93,8 +98,9 @@ import WaymarkVision
 
     /// TUM fr3 depth (1/5000 m): the floor-and-desk office frame has a large plane, and every
     /// plane is a valid fit: unit normal facing the camera, inliers within tolerance.
-    @Test func tumFrameDecodesAtItsScaleAndGivesConsistentPlanes() throws {
-        guard let path = PlaneFixtures.dataset("open3d_testdata_rgbd/RGBD/other_formats/TUM_depth.png") else { return }
+    @Test(.enabled(if: SharedDatasets.has("open3d_testdata_rgbd/RGBD/other_formats/TUM_depth.png")))
+    func tumFrameDecodesAtItsScaleAndGivesConsistentPlanes() throws {
+        let path = try #require(SharedDatasets.path("open3d_testdata_rgbd/RGBD/other_formats/TUM_depth.png"))
         let depth = try DepthImage(contentsOf: path, scale: 1.0 / 5000)
         let valid = depth.metres.filter { $0 > 0 }.sorted()
         // SOURCE.md: 5th / 50th / 95th percentiles 1.77 / 2.42 / 3.12 m.

@@ -85,8 +85,8 @@ import WaymarkVision
         #expect(level.count == 1)
     }
 
-    @Test func theSameSeedGivesTheSamePlanes() throws {
-        guard let path = PlaneFixtures.dataset("pcl_pointclouds/office1_depth_mm.png") else { return }
+    @Test(.enabled(if: SharedDatasets.has("pcl_pointclouds/office1_depth_mm.png"))) func theSameSeedGivesTheSamePlanes() throws {
+        let path = try #require(SharedDatasets.path("pcl_pointclouds/office1_depth_mm.png"))
         let depth = try DepthImage(contentsOf: path)
         let camera = Intrinsics(fx: 525, fy: 525, cx: 320.5, cy: 240.5)
         let a = try PlaneDetector().detect(in: depth, intrinsics: camera)

@@ -9,8 +9,9 @@ import WaymarkVision
     /// Strecha's Herz-Jesu façade: the map triangulated from seven images' LIDAR-registered
     /// poses, the eighth located without depth. The benchmark records 8/8 within 5 cm, median
     /// 1.1 cm; the test allows one refusal but no pose outside 5 cm / 1°.
-    @Test func locatesEachLeftOutStrechaImageAgainstMetricGroundTruth() throws {
-        guard let scene = try StrechaScene("Herz-Jesus-P8") else { return }
+    @Test(.enabled(if: SharedDatasets.has(StrechaScene.folder("Herz-Jesus-P8"))))
+    func locatesEachLeftOutStrechaImageAgainstMetricGroundTruth() throws {
+        let scene = try #require(try StrechaScene("Herz-Jesus-P8"))
         let grays = try scene.views.map { try Image(contentsOf: $0.imagePath, gray: true) }
         let views = zip(grays, scene.views).map { gray, view in
             PosedView(timestamp: 0, gray: gray, cameraToWorld: view.cameraToWorld, intrinsics: view.intrinsics)
@@ -35,8 +36,10 @@ import WaymarkVision
     /// - the return view, 1.4 m from where the scan started and from another angle, relocalizes
     ///   within 2 cm / 0.5° (the benchmark records every frame within 5 cm, median 0.4 cm);
     /// - real photographs of other places (TUM's office) are each refused, none snapped to a keyframe.
-    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func walkThroughMapLocatesTheReturnViewAndRefusesOtherPlaces() throws {
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil && SharedDatasets.has("tum_fr3_office_frames/rgb")))
+    func walkThroughMapLocatesTheReturnViewAndRefusesOtherPlaces() throws {
         let folder = try #require(Walkthrough.debianPosterFolder)
+        let office = try #require(SharedDatasets.path("tum_fr3_office_frames/rgb"))
         let walk = try Walkthrough(posterFolder: folder, width: 640, height: 480, framesPerSecond: 10)
         let scanEnd = try #require(walk.frames.firstIndex { $0.segment != .scan })
         let resume = try #require(walk.frames.firstIndex { $0.segment == .afterInterruption })
@@ -47,10 +50,6 @@ import WaymarkVision
             let pose = try #require(result.cameraToWorld, "frame \(frame.index): \(result.reason)")
             let error = pose.difference(to: frame.cameraToWorld)
             #expect(error.translation < 0.02 && error.rotationDegrees < 0.5, "frame \(frame.index): \(error)")
-        }
-        guard let office = SharedDatasets.path("tum_fr3_office_frames/rgb") else {
-            print("skipped the other places: \(SharedDatasets.absentMessage)")
-            return
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: office).filter { $0.hasSuffix(".png") }.sorted()
         #expect(files.count == 17)

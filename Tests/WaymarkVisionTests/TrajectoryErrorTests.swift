@@ -6,19 +6,13 @@ import WaymarkVision
 
 /// Checked against evo (MichaelGrupp/evo), whose stored results are in evo_trajectories/res_files.
 @Suite struct TrajectoryErrorTests {
-    static func dataset(_ relative: String) -> String? {
-        let path = SharedDatasets.path("evo_trajectories/\(relative)")
-        if path == nil { print("skipped: evo_trajectories/\(relative): \(SharedDatasets.absentMessage)") }
-        return path
-    }
-
     /// res_files/orb_ape: `evo_ape kitti KITTI_00_gt.txt KITTI_00_ORB.txt -a` (SE(3) Umeyama):
     /// rmse 1.3034497145650266, mean 1.1569971285389768, median 1.065624769555848,
     /// std 0.6002822693968323, min 0.06931322021483087, max 3.587949120678954.
-    @Test func kittiAbsoluteErrorMatchesEvo() throws {
-        guard let estimatePath = Self.dataset("KITTI_00_ORB.txt"), let referencePath = Self.dataset("KITTI_00_gt.txt") else {
-            return
-        }
+    @Test(.enabled(if: SharedDatasets.has("evo_trajectories/KITTI_00_ORB.txt", "evo_trajectories/KITTI_00_gt.txt")))
+    func kittiAbsoluteErrorMatchesEvo() throws {
+        let estimatePath = try #require(SharedDatasets.path("evo_trajectories/KITTI_00_ORB.txt"))
+        let referencePath = try #require(SharedDatasets.path("evo_trajectories/KITTI_00_gt.txt"))
         let estimate = try Trajectory(kittiFile: estimatePath)
         let reference = try Trajectory(kittiFile: referencePath)
         #expect(estimate.samples.count == 4541)
@@ -32,8 +26,9 @@ import WaymarkVision
         #expect(abs(ape.maximum - 3.587949120678954) < 1e-6)
     }
 
-    @Test func tumTrajectoriesPairByTimeAndAKnownMotionIsUndone() throws {
-        guard let path = Self.dataset("freiburg1_xyz-groundtruth.txt") else { return }
+    @Test(.enabled(if: SharedDatasets.has("evo_trajectories/freiburg1_xyz-groundtruth.txt")))
+    func tumTrajectoriesPairByTimeAndAKnownMotionIsUndone() throws {
+        let path = try #require(SharedDatasets.path("evo_trajectories/freiburg1_xyz-groundtruth.txt"))
         let truth = try Trajectory(tumFile: path)
         #expect(truth.samples.count > 1000)
         // The same trajectory moved by a known rigid motion and shifted 3 ms in time: aligned

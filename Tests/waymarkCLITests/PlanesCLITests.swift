@@ -4,16 +4,10 @@ import TestSupport
 import Waymark
 
 @Suite struct PlanesCLITests {
-    static func dataset(_ relative: String) -> String? {
-        let path = SharedDatasets.path(relative)
-        if path == nil { print("skipped: \(relative): \(SharedDatasets.absentMessage)") }
-        return path
-    }
-
-    @Test func depthAndCloudInputsGiveOneLineEachWithLabelImages() throws {
-        guard let depth = Self.dataset("pcl_pointclouds/mOSD/test16_depth_mm.png"),
-            let cloud = Self.dataset("pcl_pointclouds/sac_plane_test.pcd")
-        else { return }
+    @Test(.enabled(if: SharedDatasets.has("pcl_pointclouds/mOSD/test16_depth_mm.png", "pcl_pointclouds/sac_plane_test.pcd")))
+    func depthAndCloudInputsGiveOneLineEachWithLabelImages() throws {
+        let depth = try #require(SharedDatasets.path("pcl_pointclouds/mOSD/test16_depth_mm.png"))
+        let cloud = try #require(SharedDatasets.path("pcl_pointclouds/sac_plane_test.pcd"))
         let scratch = try Scratch()
         let result = try CLI.run([
             "planes", depth, cloud, "--intrinsics", "525,525,320,240", "--labels", scratch.path("labels"),
@@ -40,8 +34,8 @@ import Waymark
         #expect(overlay.width == 640 && overlay.height == 480)
     }
 
-    @Test func gravityDecidesAlignment() throws {
-        guard let depth = Self.dataset("pcl_pointclouds/mOSD/learn0_depth_mm.png") else { return }
+    @Test(.enabled(if: SharedDatasets.has("pcl_pointclouds/mOSD/learn0_depth_mm.png"))) func gravityDecidesAlignment() throws {
+        let depth = try #require(SharedDatasets.path("pcl_pointclouds/mOSD/learn0_depth_mm.png"))
         func alignment(_ extra: [String]) throws -> String? {
             let result = try CLI.run(["planes", depth, "--intrinsics", "525,525,320,240"] + extra)
             return ((result.lines.first?["planes"] as? [[String: Any]])?.first?["alignment"]) as? String
@@ -79,8 +73,14 @@ import Waymark
             #expect(result.stderr.contains(message), "\(result.stderr)")
             #expect((result.lines.first?["error"] as? String)?.contains(message) == true)
         }
-        // One bad input does not stop the others; the exit code reports it.
-        guard let good = Self.dataset("pcl_pointclouds/sac_plane_test.pcd") else { return }
+    }
+
+    @Test(.enabled(if: SharedDatasets.has("pcl_pointclouds/sac_plane_test.pcd")))
+    func oneBadInputDoesNotStopTheOthersAndTheExitCodeReportsIt() throws {
+        let scratch = try Scratch()
+        try Data("ply\nformat ascii 1.0\nelement vertex 5\nproperty float x\nproperty float y\nproperty float z\nend_header\n1 2 3\n".utf8)
+            .write(to: URL(fileURLWithPath: scratch.path("short.ply")))
+        let good = try #require(SharedDatasets.path("pcl_pointclouds/sac_plane_test.pcd"))
         let mixed = try CLI.run(["planes", scratch.path("short.ply"), good, "--tolerance", "0.03"])
         #expect(mixed.status == 65)
         #expect(mixed.lines.count == 2)
