@@ -51,7 +51,9 @@ bench-setup: setup
 bench: bench-setup
 	rm -rf "$$($(SWIFT) build -c release --show-bin-path)"
 	$(SWIFT) build -c release
-	.build/release/waymark-bench detection
+	mkdir -p $(OUT)
+	.build/release/waymark-bench detection --json $(OUT)/detection-figures.json
+	.build/release/waymark-bench check $(OUT)/detection-figures.json
 	.build/release/waymark-bench planes
 	.build/release/waymark-bench relocalization
 	.build/release/waymark-bench session

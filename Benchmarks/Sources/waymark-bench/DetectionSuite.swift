@@ -11,6 +11,7 @@ struct DetectionSuite {
     var scratch: URL
     /// Which parts to run: oxford, posters, many, following, library, startup.
     var parts: Set<String>
+    var figures: Figures
 
     static let allParts: Set<String> = ["oxford", "posters", "many", "following", "library", "startup"]
 
@@ -73,6 +74,7 @@ struct DetectionSuite {
             let ourErrors = ours[range].map(\.error)
             print("| \(sequence) | \(share(ourErrors[...])) | \(share(orb[range])) | \(share(sift[range])) | \(format(Summary(ourErrors).median)) |")
         }
+        figures.record("detection.oxford.within_3px", Double(ours.filter { $0.error < Self.acceptedError }.count))
         print("| **all** | **\(share(ours.map(\.error)[...]))** | \(share(orb[...])) | \(share(sift[...])) | \(format(Summary(ours.map(\.error)).median)) |\n")
         print("Mean corner error per pair, img2…img6 (px; – = not found):\n")
         print("| sequence | Waymark | OpenCV ORB | OpenCV SIFT |")
@@ -131,6 +133,12 @@ struct DetectionSuite {
             scored("OpenCV ORB, one reference at a time (historical)", answer?.many?["orb"]),
         ].compactMap { $0 }
         let shown = frames.filter { $0.truth != nil }.count
+        figures.record("detection.many.median_ms", ours.median)
+        figures.record("detection.many.found", Double(ourOutcome.found))
+        figures.record("detection.many.false_detections", Double(ourOutcome.falseDetections))
+        if let lsh = baselineRows.first {
+            figures.record("detection.many.time_share_of_orb_lsh", ours.median / lsh.1.median)
+        }
         print("### 25 active references, \(frames.count) frames of 640×480, one thread\n")
         print("References: Oxford img1 of 8 sequences, image 1 of 14 EVD pairs (EVD's graf is Oxford's), OpenCV's box, aloeL and left. "
             + "Frames: Oxford img2–img4 and EVD image 2 (each shows one reference), "
@@ -158,6 +166,7 @@ struct DetectionSuite {
                 detections += detector.detect(in: frame).count
             }
         }
+        figures.record("detection.many.distractor_false_detections", Double(detections))
         print("Distractor videos (OpenCV's box.mp4, cup.mp4, Megamind.avi, tree.avi: \(frames) frames that show none of the 25): "
             + "\(detections) false detections.\n")
     }

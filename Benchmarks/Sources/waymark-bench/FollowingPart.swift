@@ -122,6 +122,11 @@ extension DetectionSuite {
             }
             if allFollowed { followTimes.append(ms) }
         }
+        if !startedAtTruth {
+            let name = "detection.following.\(Figures.slug(video.name))"
+            figures.record("\(name).losses", Double(losses.reduce(0, +)))
+            figures.record("\(name).wrong_reports", Double(wrong.reduce(0, +)))
+        }
         let rows = (0..<count).compactMap { r -> String? in
             let visible = video.frames.indices.filter { video.isWhole(r, at: $0) }
             guard let firstVisible = visible.first else { return nil }

@@ -95,6 +95,10 @@ extension DetectionSuite {
             }
         }
         let targets = ours.errors.count
+        let prefix = "detection.posters.\(split.split)"
+        figures.record("\(prefix).within_3px", ours.share(below: Self.acceptedError))
+        figures.record("\(prefix).within_1px", ours.share(below: 1))
+        figures.record("\(prefix).false_detections", Double(ours.falseDetections))
         print("#### \(split.split) split: \(targets) targets in \(split.scenes.count) scenes\n")
         print("| pipeline | within 3 px | within 1 px | false detections | median ms/frame | p90 ms | time ratio to Waymark |")
         print("|---|---|---|---|---|---|---|")
@@ -118,6 +122,14 @@ extension DetectionSuite {
         }
         print("| reference | kind | quality score (trial) | quick estimate | problems | targets | " + rows.map { "\($0.0) ≤ 3 px" }.joined(separator: " | ") + " |")
         print("|---|---|---|---|---|---|" + rows.map { _ in "---|" }.joined())
+        if let sift = rows.first(where: { $0.0.hasPrefix("OpenCV SIFT") }) {
+            // The bar: above SIFT in every coverage bin from 5 %.
+            let behind = Self.posterCoverageBins.filter { $0.1.lowerBound >= 0.05 }.filter { _, range in
+                let picked = { (target: PosterSplit.Target) in range.contains(target.coverage) }
+                return ours.share(below: Self.acceptedError, where: picked) < sift.1.share(below: Self.acceptedError, where: picked)
+            }
+            figures.record("\(prefix).coverage_bins_behind_sift", Double(behind.count))
+        }
         var predicted: [(score: Double, found: Double)] = []
         var estimates: [Double] = []
         for (r, reference) in references.enumerated() {

@@ -3,7 +3,8 @@ import TestSupport
 import Waymark
 
 let usage = """
-    Usage: waymark-bench SUITE [--python PATH] [--part NAME]... [--no-baseline]
+    Usage: waymark-bench SUITE [--python PATH] [--part NAME]... [--no-baseline] [--json FILE]
+           waymark-bench check RUN.json... [--thresholds FILE]
            waymark-bench sample-video --output DIR
            waymark-bench walkthrough --output DIR [--seed N] [--size WxH] [--fps N]
 
@@ -11,7 +12,10 @@ let usage = """
     Open3D; --python defaults to .build/bench-python/bin/python there); relocalization (parts: walkthrough,
     timing, unknown, strecha; the baseline runs on Debian's python3-opencv); session (parts: coaching, speed,
     memory). --no-baseline skips the Python
-    baselines, for quick iteration only. Results print as Markdown on standard output, for Benchmarks/RESULTS.md.
+    baselines, for quick iteration only. Results print as Markdown on standard output, for Benchmarks/RESULTS.md;
+    --json FILE also writes the detection suite's figures by name. check holds such runs against
+    Benchmarks/thresholds.json (or --thresholds FILE): exit 0 when every measured figure is within its bound, 1 on
+    a regression, 65 when a file cannot be read.
     sample-video writes the demo's synthetic video, its references and its ground truth.
     walkthrough writes a synthetic RGB-D walk-through (TUM layout plus truth.json; see Datasets/README.md).
     Data comes from ../shared/datasets (or WAYMARK_DATASETS); without it the suites exit 66.
@@ -30,6 +34,42 @@ func option(_ name: String, in arguments: [String] = arguments) -> String? {
     return arguments[i + 1]
 }
 
+let figures = Figures()
+let jsonPath = option("--json")
+if let jsonPath {
+    // The other suites print Markdown only so far: asking them for figures is refused, not ignored.
+    guard arguments.first == "detection" else { fail("--json is written by the detection suite only", 64) }
+    do { try FiguresOutput.checkWritable(jsonPath) } catch { fail("\(error)", 73) }
+}
+
+/// Writes the figures `--json` asked for, once a suite has run.
+@MainActor func writeFigures(suite: String) {
+    guard let jsonPath else { return }
+    do { try FiguresOutput.write(figures, suite: suite, to: jsonPath) } catch { fail("\(error)", 73) }
+}
+
+@MainActor func checkRuns() -> Never {
+    let thresholdsPath = option("--thresholds")
+        ?? SharedDatasets.repositoryRoot.appendingPathComponent("Benchmarks/thresholds.json").path
+    var runPaths: [String] = []
+    var i = 1
+    while i < arguments.count {
+        if arguments[i] == "--thresholds" { i += 2 } else { runPaths.append(arguments[i]); i += 1 }
+    }
+    guard !runPaths.isEmpty else { fail("check needs at least one RUN.json (written by a suite's --json)", 64) }
+    let decoder = JSONDecoder()
+    func read<T: Decodable>(_ type: T.Type, _ path: String) -> T {
+        do { return try decoder.decode(type, from: Data(contentsOf: URL(fileURLWithPath: path))) } catch {
+            fail("cannot read \(path): \(error)", 65)
+        }
+    }
+    let outcome = ThresholdCheck.check(runs: runPaths.map { read(FiguresFile.self, $0) },
+                                       against: read(Thresholds.self, thresholdsPath))
+    for line in outcome.lines { print(line) }
+    print("\(outcome.checked) figure(s) checked, \(outcome.regressions) regression(s)")
+    exit(outcome.regressions == 0 ? 0 : 1)
+}
+
 switch arguments.first {
 case "detection":
     guard let root = SharedDatasets.root else { fail(SharedDatasets.absentMessage, 66) }
@@ -40,8 +80,9 @@ case "detection":
         baseline: arguments.contains("--no-baseline")
             ? nil : Baseline(python: option("--python") ?? "/usr/bin/python3", script: script),
         scratch: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("waymark-bench-\(getpid())"),
-        parts: parts.isEmpty ? DetectionSuite.allParts : Set(parts))
+        parts: parts.isEmpty ? DetectionSuite.allParts : Set(parts), figures: figures)
     do { try suite.run() } catch { fail("\(error)", 70) }
+    writeFigures(suite: "detection")
 case "planes":
     guard let root = SharedDatasets.root else { fail(SharedDatasets.absentMessage, 66) }
     let baselines = SharedDatasets.repositoryRoot.appendingPathComponent("Benchmarks/baselines")
@@ -82,6 +123,8 @@ case "walkthrough":
             posterFolder: try SampleVideo.sourceFolder(), width: size[0], height: size[1], framesPerSecond: fps, seed: seed)
         try WalkthroughWriter.write(walkthrough, to: URL(fileURLWithPath: output))
     } catch { fail("\(error)", 73) }
+case "check":
+    checkRuns()
 case "--help", "-h":
     print(usage)
 default:
