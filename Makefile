@@ -53,9 +53,9 @@ bench: bench-setup
 	$(SWIFT) build -c release
 	mkdir -p $(OUT)
 	.build/release/waymark-bench detection --json $(OUT)/detection-figures.json
-	.build/release/waymark-bench check $(OUT)/detection-figures.json
 	.build/release/waymark-bench planes
-	.build/release/waymark-bench relocalization
+	.build/release/waymark-bench relocalization --json $(OUT)/relocalization-figures.json
+	.build/release/waymark-bench check $(OUT)/detection-figures.json $(OUT)/relocalization-figures.json
 	.build/release/waymark-bench session
 
 clean:

@@ -10,6 +10,7 @@ struct RelocalizationSuite {
     var baseline: Baseline?
     var scratch: URL
     var parts: Set<String>
+    var figures: Figures
     static let allParts: Set<String> = ["walkthrough", "strecha", "unknown", "timing", "drift", "tum"]
     /// Within this of the truth a relocalization is right; outside it, it is wrong.
     static let tolerance = (metres: 0.05, degrees: 5.0)
@@ -161,6 +162,10 @@ struct RelocalizationSuite {
         print()
         let all = cases.flatMap(\.ours)
         let near = all.filter(\.isNear)
+        figures.record("relocalization.walkthrough.right_share", Double(all.filter(\.isRight).count) / Double(max(1, all.count)))
+        figures.record("relocalization.walkthrough.near_right_share",
+                       Double(near.filter(\.isRight).count) / Double(max(1, near.count)))
+        figures.record("relocalization.walkthrough.wrong", Double(all.filter(\.isWrong).count))
         print("Waymark over all \(all.count) post-interruption frames: \(all.filter(\.isRight).count) right, \(all.filter(\.isWrong).count) wrong; "
               + "over the \(near.count) near a keyframe: \(near.filter(\.isRight).count) right "
               + "(\(format(100 * Double(near.filter(\.isRight).count) / Double(max(1, near.count)), 0)) %).")
@@ -212,6 +217,8 @@ struct RelocalizationSuite {
     func printTiming(_ c: Case) {
         print("### Time per attempt with a \(c.map.keyframes.count)-keyframe map\n")
         let ours = Summary(c.ours.map(\.ms))
+        figures.record("relocalization.timing.median_ms", ours.median)
+        figures.record("relocalization.timing.wrong", Double(c.ours.filter(\.isWrong).count))
         print("\(c.map.keyframes.count) keyframes (every 1 cm / 1° of the path before the return, evenly thinned to 200), "
               + "\(c.map.pointCount) points; indexing the map (vocabulary, postings, matcher) \(format(c.indexMs, 0)) ms once. "
               + "Queries: the return view's frames.\n")
@@ -221,6 +228,7 @@ struct RelocalizationSuite {
         if let theirs = c.theirs {
             let summary = Summary(theirs.map(\.ms))
             print("| OpenCV baseline | \(theirs.count) | \(format(summary.median, 1)) | \(format(summary.p90, 1)) | \(theirs.filter(\.isRight).count) | \(theirs.filter(\.isWrong).count) |")
+            figures.record("relocalization.timing.time_share_of_opencv", ours.median / summary.median)
             print("\nMedian per attempt: the baseline takes \(format(summary.median / ours.median, 1))× Waymark's time.")
         }
         print()
@@ -250,6 +258,7 @@ struct RelocalizationSuite {
         }
         let results = queries.map { relocalizer.relocalize(gray: $0.0, intrinsics: $0.1) }
         let reasons = Dictionary(grouping: results, by: { $0.reason.rawValue }).map { "\($0.key) \($0.value.count)" }.sorted()
+        figures.record("relocalization.unknown.relocalized", Double(results.filter(\.isRelocalized).count))
         print("| walk-through, all \(walk.frames.count) frames (\(map.keyframes.count) keyframes) | \(queries.count) (17 TUM fr3 office, 19 Strecha) "
               + "| \(results.filter(\.isRelocalized).count) | \(reasons.joined(separator: ", ")) |")
         print()
@@ -410,6 +419,8 @@ struct RelocalizationSuite {
             }
             let errors = attempts.compactMap(\.error)
             let worst = errors.max { $0.translation < $1.translation }
+            figures.record("relocalization.strecha.\(Figures.slug(name)).right", Double(attempts.filter(\.isRight).count))
+            figures.record("relocalization.strecha.\(Figures.slug(name)).wrong", Double(attempts.filter(\.isWrong).count))
             print("| \(name) | \(scene.views.count - 1) | \(attempts.filter(\.isRight).count)/\(attempts.count) | \(attempts.filter(\.isWrong).count) "
                   + "| \(errors.isEmpty ? "–" : "\(format(Summary(errors.map { $0.translation * 100 }).median)) / \(format(Summary(errors.map(\.rotationDegrees)).median))") "
                   + "| \(worst.map { "\(format($0.translation * 100)) / \(format($0.rotationDegrees))" } ?? "–") "
