@@ -55,8 +55,9 @@ bench: bench-setup
 	.build/release/waymark-bench detection --json $(OUT)/detection-figures.json
 	.build/release/waymark-bench planes
 	.build/release/waymark-bench relocalization --json $(OUT)/relocalization-figures.json
-	.build/release/waymark-bench check $(OUT)/detection-figures.json $(OUT)/relocalization-figures.json
-	.build/release/waymark-bench session
+	.build/release/waymark-bench session --json $(OUT)/session-figures.json
+	.build/release/waymark-bench check $(OUT)/detection-figures.json $(OUT)/relocalization-figures.json \
+		$(OUT)/session-figures.json
 
 clean:
 	rm -rf .build $(OUT)

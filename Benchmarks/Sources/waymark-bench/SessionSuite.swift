@@ -9,6 +9,7 @@ import Waymark
 struct SessionSuite {
     var datasets: URL
     var parts: Set<String>
+    var figures: Figures
     static let allParts: Set<String> = ["coaching", "speed", "memory"]
     static let languages = CoachingLanguage.allCases
     /// The trouble, its message, and the limits the HIG's "shown only when needed" asks of it.
@@ -173,6 +174,7 @@ struct SessionSuite {
             print("| \(language.rawValue) | whole run | | \(changes.count) changes | closest two \(format(closest, 2)) s apart | "
                   + "\(flickers) closer than \(format(Self.changesApart, 0)) s | |")
         }
+        figures.record("session.coaching.limits_missed", Double(failures))
         print("\n\(failures == 0 ? "Every trouble met its limits in every language." : "\(failures) limits missed.")\n")
         print("Messages over the run (English): "
               + runs(steps).map { "\(format($0.start, 1))–\(format($0.end, 1)) s `\($0.code?.rawValue ?? "none")`" }.joined(separator: ", ")
@@ -216,6 +218,7 @@ struct SessionSuite {
             let times = steps.map(\.ms)
             let summary = Summary(times)
             let mean = times.reduce(0, +) / Double(times.count)
+            figures.record("session.speed.\(Figures.slug(name)).median_ms", summary.median)
             print("| \(name) | \(format(summary.median, 1)) | \(format(summary.p90, 1)) | \(format(mean, 1)) | \(format(1000 / mean, 1)) |")
         }
         print("")
@@ -250,6 +253,7 @@ struct SessionSuite {
         print("|---|---|---|---|")
         for s in samples { print("| \(format(s.minutes, 1)) | \(format(s.megabytes, 0)) | \(s.keyframes) | \(s.anchors) |") }
         let half = samples.count / 2
+        figures.record("session.memory.second_half_growth_mb", samples.last!.megabytes - samples[half - 1].megabytes)
         print("\nGrowth over the second half (\(format(samples[half - 1].minutes, 1))–\(format(samples.last!.minutes, 1)) min): "
               + "\(format(samples.last!.megabytes - samples[half - 1].megabytes, 1)) MB.\n")
     }

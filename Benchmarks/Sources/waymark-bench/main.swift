@@ -13,7 +13,7 @@ let usage = """
     timing, unknown, strecha; the baseline runs on Debian's python3-opencv); session (parts: coaching, speed,
     memory). --no-baseline skips the Python
     baselines, for quick iteration only. Results print as Markdown on standard output, for Benchmarks/RESULTS.md;
-    --json FILE also writes the figures of the detection or relocalization suite by name. check holds such runs against
+    --json FILE also writes the figures of the detection, relocalization or session suite by name. check holds such runs against
     Benchmarks/thresholds.json (or --thresholds FILE): exit 0 when every measured figure is within its bound, 1 on
     a regression, 65 when a file cannot be read.
     sample-video writes the demo's synthetic video, its references and its ground truth.
@@ -38,8 +38,8 @@ let figures = Figures()
 let jsonPath = option("--json")
 if let jsonPath {
     // The other suites print Markdown only so far: asking them for figures is refused, not ignored.
-    guard ["detection", "relocalization"].contains(arguments.first) else {
-        fail("--json is written by the detection and relocalization suites only", 64)
+    guard ["detection", "relocalization", "session"].contains(arguments.first) else {
+        fail("--json is written by the detection, relocalization and session suites only", 64)
     }
     do { try FiguresOutput.checkWritable(jsonPath) } catch { fail("\(error)", 73) }
 }
@@ -109,8 +109,9 @@ case "relocalization":
 case "session":
     guard let root = SharedDatasets.root else { fail(SharedDatasets.absentMessage, 66) }
     let parts = arguments.indices.filter { arguments[$0] == "--part" && $0 + 1 < arguments.count }.map { arguments[$0 + 1] }
-    let suite = SessionSuite(datasets: root, parts: parts.isEmpty ? SessionSuite.allParts : Set(parts))
+    let suite = SessionSuite(datasets: root, parts: parts.isEmpty ? SessionSuite.allParts : Set(parts), figures: figures)
     do { try suite.run() } catch { fail("\(error)", 70) }
+    writeFigures(suite: "session")
 case "sample-video":
     guard let output = option("--output") else { fail("sample-video needs --output DIR", 64) }
     do { try SampleVideo.write(to: URL(fileURLWithPath: output)) } catch { fail("\(error)", 73) }
