@@ -53,11 +53,11 @@ bench: bench-setup
 	$(SWIFT) build -c release
 	mkdir -p $(OUT)
 	.build/release/waymark-bench detection --json $(OUT)/detection-figures.json
-	.build/release/waymark-bench planes
+	.build/release/waymark-bench planes --json $(OUT)/planes-figures.json
 	.build/release/waymark-bench relocalization --json $(OUT)/relocalization-figures.json
 	.build/release/waymark-bench session --json $(OUT)/session-figures.json
-	.build/release/waymark-bench check $(OUT)/detection-figures.json $(OUT)/relocalization-figures.json \
-		$(OUT)/session-figures.json
+	.build/release/waymark-bench check $(OUT)/detection-figures.json $(OUT)/planes-figures.json \
+		$(OUT)/relocalization-figures.json $(OUT)/session-figures.json
 
 clean:
 	rm -rf .build $(OUT)

@@ -9,6 +9,7 @@ struct PlanesSuite {
     /// nil runs Waymark alone (for quick iteration; RESULTS.md figures always include it).
     var baseline: Baseline?
     var scratch: URL
+    var figures: Figures
     static let repeats = 31
     static let baselineRepeats = 11
 
@@ -109,6 +110,8 @@ struct PlanesSuite {
         }
         let detector = try PlaneDetector()
         var rows: [Row] = []
+        var tableIoUs: [Double] = []
+        var correctPlanes = 0
         for entry in loaded {
             let (frame, depth, intrinsics) = (entry.frame, entry.depth, entry.intrinsics)
             _ = detector.detect(in: depth, intrinsics: intrinsics)
@@ -120,10 +123,17 @@ struct PlanesSuite {
                 found = result
             }
             let labels = found!.labels.map { Int($0) }
+            switch entry.truth {
+            case .mask(let mask): tableIoUs.append(PlaneScores.bestMatch(for: mask, among: labels).iou)
+            case .planes(let regions): correctPlanes += PlaneScores.correctDetections(truth: regions, detected: labels, overlap: 0.8)
+            case nil: break
+            }
             rows.append(Row(name: frame.name, size: "\(depth.width)×\(depth.height)", ours: Summary(times).median,
                             oursPlanes: found!.planes.count, oursScore: score(labels, entry.truth), rgbd: nil,
                             rgbdScore: "", open3d: nil, open3dScore: ""))
         }
+        figures.record("planes.mosd.mean_table_iou", tableIoUs.reduce(0, +) / Double(max(1, tableIoUs.count)))
+        figures.record("planes.middlebury.correct_planes", Double(correctPlanes))
         let reply = try baseline?.run(task: task(loaded.map { ($0.frame, $0.intrinsics) }), as: Reply.self)
         for (index, result) in (reply?.frames ?? []).enumerated() {
             rows[index].rgbd = result.rgbdplane.ms
@@ -199,6 +209,10 @@ struct PlanesSuite {
         }
         let ours = Summary(rows.map(\.ours))
         let rgbd = rows.compactMap(\.rgbd)
+        if !rgbd.isEmpty {
+            figures.record("planes.median_time_share_of_rgbdplane",
+                           Summary(rows.compactMap { row in row.rgbd.map { row.ours / $0 } }).median)
+        }
         let open3d = rows.compactMap(\.open3d)
         print("\nMedian over frames: Waymark \(format(ours.median, 2)) ms (p90 \(format(ours.p90, 2)))"
               + (rgbd.isEmpty ? "" : ", RgbdPlane \(format(Summary(rgbd).median, 2)) ms")

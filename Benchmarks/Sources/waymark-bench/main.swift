@@ -13,7 +13,7 @@ let usage = """
     timing, unknown, strecha; the baseline runs on Debian's python3-opencv); session (parts: coaching, speed,
     memory). --no-baseline skips the Python
     baselines, for quick iteration only. Results print as Markdown on standard output, for Benchmarks/RESULTS.md;
-    --json FILE also writes the figures of the detection, relocalization or session suite by name. check holds such runs against
+    --json FILE also writes the suite's figures by name. check holds such runs against
     Benchmarks/thresholds.json (or --thresholds FILE): exit 0 when every measured figure is within its bound, 1 on
     a regression, 65 when a file cannot be read.
     sample-video writes the demo's synthetic video, its references and its ground truth.
@@ -37,9 +37,8 @@ func option(_ name: String, in arguments: [String] = arguments) -> String? {
 let figures = Figures()
 let jsonPath = option("--json")
 if let jsonPath {
-    // The other suites print Markdown only so far: asking them for figures is refused, not ignored.
-    guard ["detection", "relocalization", "session"].contains(arguments.first) else {
-        fail("--json is written by the detection, relocalization and session suites only", 64)
+    guard ["detection", "planes", "relocalization", "session"].contains(arguments.first) else {
+        fail("--json goes with a suite: detection, planes, relocalization or session", 64)
     }
     do { try FiguresOutput.checkWritable(jsonPath) } catch { fail("\(error)", 73) }
 }
@@ -94,8 +93,10 @@ case "planes":
         datasets: root,
         baseline: arguments.contains("--no-baseline")
             ? nil : Baseline(python: python, script: baselines.appendingPathComponent("plane_baseline.py").path),
-        scratch: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("waymark-bench-\(getpid())"))
+        scratch: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("waymark-bench-\(getpid())"),
+        figures: figures)
     do { try suite.run() } catch { fail("\(error)", 70) }
+    writeFigures(suite: "planes")
 case "relocalization":
     let parts = arguments.indices.filter { arguments[$0] == "--part" && $0 + 1 < arguments.count }.map { arguments[$0 + 1] }
     guard SharedDatasets.root != nil else { fail(SharedDatasets.absentMessage, 66) }
