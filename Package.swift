@@ -38,25 +38,28 @@ let package = Package(
         .target(name: "WaymarkSamples", dependencies: ["Waymark"], swiftSettings: strict),
         .executableTarget(name: "waymark", dependencies: ["Waymark", "WaymarkSamples"], swiftSettings: strict),
         .executableTarget(
-            name: "waymark-bench", dependencies: ["Waymark", "TestSupport"], path: "Benchmarks/Sources/waymark-bench",
+            name: "waymark-bench", dependencies: ["Waymark", "TestData", "TestSupport"], path: "Benchmarks/Sources/waymark-bench",
             swiftSettings: strict),
 
+        // Where the shared datasets are and scratch folders: Foundation only, so that the tests
+        // of Core and Vision link neither the Session nor the samples.
+        .target(name: "TestData", path: "Tests/TestData", swiftSettings: strict),
+        // Scenes and ground truth built with the engine (walk-through, synthetic videos, Strecha).
         .target(
-            name: "TestSupport", dependencies: ["Waymark", "WaymarkSamples"], path: "Tests/TestSupport", swiftSettings: strict),
-        .testTarget(name: "WaymarkCoreTests", dependencies: ["WaymarkCore", "TestSupport"], swiftSettings: strict),
-        .testTarget(
-            name: "WaymarkVisionTests", dependencies: ["WaymarkVision", "TestSupport"], swiftSettings: strict),
-        .testTarget(
-            name: "WaymarkImagesTests", dependencies: ["WaymarkImages", "TestSupport"], swiftSettings: strict),
-        .testTarget(
-            name: "WaymarkPlanesTests", dependencies: ["WaymarkPlanes", "TestSupport"], swiftSettings: strict),
-        .testTarget(
-            name: "WaymarkRelocalizationTests", dependencies: ["WaymarkRelocalization", "TestSupport"],
+            name: "TestSupport", dependencies: ["Waymark", "WaymarkSamples", "TestData"], path: "Tests/TestSupport",
             swiftSettings: strict),
+        .testTarget(name: "WaymarkCoreTests", dependencies: ["WaymarkCore", "TestData"], swiftSettings: strict),
+        .testTarget(name: "WaymarkVisionTests", dependencies: ["WaymarkVision", "TestData"], swiftSettings: strict),
         .testTarget(
-            name: "WaymarkGuidanceTests", dependencies: ["WaymarkGuidance", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "WaymarkTests", dependencies: ["Waymark", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "waymarkCLITests", dependencies: ["TestSupport", "waymark"], swiftSettings: strict),
+            name: "WaymarkImagesTests", dependencies: ["WaymarkImages", "TestData", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "WaymarkPlanesTests", dependencies: ["WaymarkPlanes", "TestData", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "WaymarkRelocalizationTests", dependencies: ["WaymarkRelocalization", "TestData", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(name: "WaymarkGuidanceTests", dependencies: ["WaymarkGuidance"], swiftSettings: strict),
+        .testTarget(name: "WaymarkTests", dependencies: ["Waymark", "TestData", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "waymarkCLITests", dependencies: ["TestData", "TestSupport", "waymark"], swiftSettings: strict),
     ],
     cxxLanguageStandard: .cxx17
 )

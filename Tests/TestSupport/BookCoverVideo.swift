@@ -1,4 +1,5 @@
 import Foundation
+import TestData
 import Waymark
 
 /// A real planar target followed through real video: the "Multiple View Geometry" book lying on

@@ -1,3 +1,4 @@
+import TestData
 import WaymarkCore
 import WaymarkPlanes
 import WaymarkVision

@@ -1,4 +1,5 @@
 import Foundation
+import TestData
 import Waymark
 
 /// One of Strecha et al.'s façade scenes in ../shared/datasets/strecha_mvs_gt_cameras: the

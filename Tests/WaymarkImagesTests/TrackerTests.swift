@@ -1,3 +1,4 @@
+import TestData
 import Testing
 import TestSupport
 import WaymarkCore

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import TestSupport
 import WaymarkCore
 import WaymarkVision
 

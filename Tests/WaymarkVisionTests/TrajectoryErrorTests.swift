@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import TestData
 import WaymarkCore
 import WaymarkVision
 

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import TestData
 import Testing
 import WaymarkCore
 import WaymarkVision

@@ -1,4 +1,5 @@
 import Foundation
+import TestData
 import TestSupport
 import Waymark
 
