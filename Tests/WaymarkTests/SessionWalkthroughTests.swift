@@ -42,4 +42,65 @@ import Waymark
         #expect(results.last?.tracking?.state == .normal)
         #expect(results.last?.coaching.message == nil)
     }
+
+    /// A person's tap and buttons, on the library itself: after the scan a tap places a named
+    /// anchor where the rendered depth says the wall or floor is; pause hides every anchor
+    /// once (pausing again while paused does nothing); the following frames relocalize and
+    /// restore the tapped anchor where it was; reset removes every anchor.
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func placePauseResumeAndResetThroughTheLibrary() throws {
+        let folder = try #require(Walkthrough.debianPosterFolder)
+        let walk = try Walkthrough(posterFolder: folder, width: 320, height: 240, framesPerSecond: 5, script: .coaching)
+        let session = try Session(configuration: SessionConfiguration(), input: SessionInput(
+            width: 320, height: 240, hasDepth: true, hasRecordedPoses: true, intrinsics: walk.intrinsics))
+        func process(_ frame: Walkthrough.Frame) -> FrameResult {
+            let rendering = walk.render(frame)
+            return session.process(SessionFrame(
+                timestamp: frame.timestamp, image: Image(width: 320, height: 240, channels: 3, pixels: rendering.color!),
+                depth: DepthImage(width: 320, height: 240, metres: rendering.depth), recordedPose: frame.cameraToWorld))
+        }
+        func distance(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double { ((a - b) * (a - b)).sum().squareRoot() }
+        // The scan, up to a second before the darkness.
+        let scan = walk.frames.filter { $0.timestamp < 4 }
+        for frame in scan { _ = process(frame) }
+        #expect(session.planes.anchors.count >= 2)
+
+        // Tap the centre of the last frame: the anchor lies where that pixel's depth puts it.
+        let last = try #require(scan.last)
+        let (u, v) = (160, 120)
+        let z = Double(walk.render(last).depth[v * 320 + u])
+        let k = walk.intrinsics
+        let seen = last.cameraToWorld.apply(SIMD3((Double(u) + 0.5 - k.cx) / k.fx * z, (Double(v) + 0.5 - k.cy) / k.fy * z, z))
+        let placed = try #require(session.place("lamp", pixel: SIMD2(Double(u) + 0.5, Double(v) + 0.5)))
+        #expect(placed.kind == .named && placed.name == "lamp")
+        let placedAt = SIMD3(placed.transform.translation[0], placed.transform.translation[1], placed.transform.translation[2])
+        // Tolerance: the surface is a plane fitted to the depth (millimetres), not the pixel's own depth.
+        #expect(distance(placedAt, seen) < 0.02, "placed \(placedAt), depth says \(seen)")
+        #expect(session.anchors.contains(placed))
+
+        let paused = session.pause()
+        #expect(paused.events == [.interrupted(.paused)])
+        let hidden = Set(paused.anchorEvents.compactMap { event -> Int? in if case .hidden(let id) = event { id } else { nil } })
+        #expect(hidden == Set(session.anchors.map(\.id)) && hidden.contains(placed.id))
+        #expect(session.pause().events.isEmpty && session.pause().anchorEvents.isEmpty)
+
+        // The camera goes on from where it was: the next frames find it in the map again.
+        var restored: WorldAnchor?
+        for frame in walk.frames.filter({ $0.timestamp > last.timestamp }).prefix(10) where restored == nil {
+            let result = process(frame)
+            restored = result.anchorEvents.lazy.compactMap { event -> WorldAnchor? in
+                if case .restored(let anchor) = event, anchor.id == placed.id { anchor } else { nil }
+            }.first
+        }
+        let back = try #require(restored, "the tapped anchor was not restored within 10 frames")
+        let backAt = SIMD3(back.transform.translation[0], back.transform.translation[1], back.transform.translation[2])
+        #expect(distance(backAt, placedAt) < 1e-9)
+        #expect(session.relocalizations == 1 && session.interruptions == 1)
+
+        let anchorsBefore = Set(session.anchors.map(\.id))
+        let reset = session.reset()
+        #expect(reset.events.contains(.reset))
+        let removed = Set(reset.anchorEvents.compactMap { event -> Int? in if case .removed(let id) = event { id } else { nil } })
+        #expect(removed == anchorsBefore && removed.contains(placed.id))
+        #expect(session.anchors.isEmpty)
+    }
 }
