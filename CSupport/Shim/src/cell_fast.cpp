@@ -67,11 +67,6 @@ int strength(const uint8_t *centre, const CircleOffsets &circle) {
     return best;
 }
 
-bool has_avx2() {
-    static const bool supported = __builtin_cpu_supports("avx2");
-    return supported;
-}
-
 __attribute__((target("avx2"))) inline __m256i load_32(const uint8_t *bytes) {
     return _mm256_loadu_si256(reinterpret_cast<const __m256i *>(bytes));
 }
@@ -233,7 +228,7 @@ bool own_reproduces_opencv() {
 
 bool own_is_exact() {
     static const bool exact = [] {
-        if (!has_avx2()) return false;
+        if (!__builtin_cpu_supports("avx2")) return false;
         try {
             return own_reproduces_opencv();
         } catch (...) {
