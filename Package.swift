@@ -28,15 +28,21 @@ let package = Package(
         .target(
             name: "WaymarkRelocalization", dependencies: ["WaymarkCore", "WaymarkVision"], swiftSettings: strict),
         .target(name: "WaymarkGuidance", dependencies: ["WaymarkCore"], swiftSettings: strict),
+        // Frame sources: video files, image folders, RGB-D recordings.
+        .target(name: "WaymarkInput", dependencies: ["WaymarkCore", "WaymarkVision"], swiftSettings: strict),
         .target(
             name: "Waymark",
             dependencies: [
                 "WaymarkCore", "WaymarkVision", "WaymarkImages", "WaymarkPlanes", "WaymarkRelocalization", "WaymarkGuidance",
+                "WaymarkInput",
             ],
             swiftSettings: strict),
         // The built-in sample (`waymark demo`): a synthetic RGB-D walk-through with exact truth.
         .target(name: "WaymarkSamples", dependencies: ["Waymark"], swiftSettings: strict),
-        .executableTarget(name: "waymark", dependencies: ["Waymark", "WaymarkSamples"], swiftSettings: strict),
+        // The commands' JSON Lines as Codable types, one versioned schema per command (docs/OUTPUT.md).
+        .target(name: "WaymarkRecords", dependencies: ["Waymark"], swiftSettings: strict),
+        .executableTarget(
+            name: "waymark", dependencies: ["Waymark", "WaymarkSamples", "WaymarkRecords"], swiftSettings: strict),
         .executableTarget(
             name: "waymark-bench", dependencies: ["Waymark", "TestData", "TestSupport"], path: "Benchmarks/Sources/waymark-bench",
             swiftSettings: strict),
@@ -58,8 +64,10 @@ let package = Package(
             name: "WaymarkRelocalizationTests", dependencies: ["WaymarkRelocalization", "TestData", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "WaymarkGuidanceTests", dependencies: ["WaymarkGuidance"], swiftSettings: strict),
+        .testTarget(name: "WaymarkInputTests", dependencies: ["WaymarkInput", "TestData"], swiftSettings: strict),
         .testTarget(name: "WaymarkTests", dependencies: ["Waymark", "TestData", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "waymarkCLITests", dependencies: ["TestData", "TestSupport", "waymark"], swiftSettings: strict),
+        .testTarget(
+            name: "waymarkCLITests", dependencies: ["TestData", "TestSupport", "WaymarkRecords", "waymark"], swiftSettings: strict),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -4,3 +4,4 @@
 @_exported import WaymarkPlanes
 @_exported import WaymarkRelocalization
 @_exported import WaymarkGuidance
+@_exported import WaymarkInput

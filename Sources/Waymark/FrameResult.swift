@@ -6,12 +6,18 @@ public struct SessionFrame {
     public var depth: DepthImage?
     /// A pose recorded with the frame (motion capture, a robot's odometry), camera-to-world.
     public var recordedPose: RigidTransform?
+    /// The direction of gravity in the camera's coordinates (an IMU's): surfaces are classified
+    /// by it when the frame has no pose.
+    public var gravity: SIMD3<Double>?
 
-    public init(timestamp: Double, image: Image, depth: DepthImage? = nil, recordedPose: RigidTransform? = nil) {
+    public init(timestamp: Double, image: Image, depth: DepthImage? = nil, recordedPose: RigidTransform? = nil,
+                gravity: SIMD3<Double>? = nil)
+    {
         self.timestamp = timestamp
         self.image = image
         self.depth = depth
         self.recordedPose = recordedPose
+        self.gravity = gravity
     }
 }
 

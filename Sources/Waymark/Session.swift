@@ -68,6 +68,12 @@ public final class Session {
         coach = Coach(options: configuration.coaching)
     }
 
+    /// Whether the camera is tracked (the input has depth or recorded poses).
+    public var isTracking: Bool { tracker != nil }
+
+    /// Keyframes in the world map so far.
+    public var keyframeCount: Int { tracker?.map.keyframes.count ?? 0 }
+
     /// Every anchor of the session, in the world.
     public var anchors: [WorldAnchor] {
         loadedAnchors + imageAnchors + planes.anchors.map(WorldAnchor.init(plane:)) + placedAnchors
@@ -132,7 +138,7 @@ public final class Session {
                 let motion = tracker.measureMotion(trackingFrame)
                 if odometry { return (motion, nil, nil) }
                 let expected = tracker.expectedPose(for: trackingFrame, motion: motion)
-                return (motion, self.meter.measure(gray), self.detectSurfaces(frame.depth, seenFrom: expected))
+                return (motion, self.meter.measure(gray), self.detectSurfaces(frame, seenFrom: expected))
             })
         let (features, motion, measured) = (found.features, beside.motion, found.measured ?? beside.measured!)
         let (detections, tracked) = runConcurrently(
@@ -142,7 +148,7 @@ public final class Session {
                 let update = self.tracker?.track(trackingFrame, features: features.forTracking!, motion: motion!)
                 // Anchors are hidden, restored or removed as they were before this frame's surfaces join them.
                 let events = update.map { self.handle($0.events) } ?? []
-                return (update, events, self.anchorSurfaces(beside.surfaces, depth: frame.depth, cameraToWorld: update?.cameraToWorld))
+                return (update, events, self.anchorSurfaces(beside.surfaces, frame: frame, cameraToWorld: update?.cameraToWorld))
             })
         var (update, anchorEvents) = (tracked.update, tracked.anchorEvents)
         if let tracker, let lost = update, lost.cameraToWorld == nil, tracker.isRelocalizing {
@@ -187,24 +193,24 @@ public final class Session {
     /// A frame's surfaces and the pose whose gravity they were classified by.
     private typealias DetectedSurfaces = (detection: PlaneDetection, seenFrom: RigidTransform?)
 
-    /// This frame's surfaces of the configured kinds, gravity taken from `pose` (the camera's
-    /// +y without one); nil without depth or plane detection.
-    private func detectSurfaces(_ depth: DepthImage?, seenFrom pose: RigidTransform?) -> DetectedSurfaces? {
-        guard let planeDetector, let depth, let intrinsics = input.intrinsics else { return nil }
+    /// This frame's surfaces of the configured kinds, gravity taken from `pose` (else the
+    /// frame's measured gravity, else the camera's +y); nil without depth or plane detection.
+    private func detectSurfaces(_ frame: SessionFrame, seenFrom pose: RigidTransform?) -> DetectedSurfaces? {
+        guard let planeDetector, let depth = frame.depth, let intrinsics = input.intrinsics else { return nil }
         var detection = planeDetector.detect(
             in: depth, intrinsics: intrinsics,
-            down: pose.map { $0.applyInverseRotation(planes.options.down) } ?? SIMD3(0, 1, 0))
+            down: pose.map { $0.applyInverseRotation(planes.options.down) } ?? frame.gravity ?? SIMD3(0, 1, 0))
         detection.planes.removeAll { !configuration.surfaces.includes($0.alignment) }
         return (detection, pose)
     }
 
     /// Joins the surfaces to the world's at the frame's pose; detected first when they were not
     /// yet, or again when that pose is not the one they were seen from (a relocalization).
-    private func anchorSurfaces(_ detected: DetectedSurfaces?, depth: DepthImage?, cameraToWorld pose: RigidTransform?)
+    private func anchorSurfaces(_ detected: DetectedSurfaces?, frame: SessionFrame, cameraToWorld pose: RigidTransform?)
         -> Surfaces
     {
         let stale = detected.map { pose != nil && pose != $0.seenFrom } ?? true
-        guard let (detection, _) = stale ? detectSurfaces(depth, seenFrom: pose) : detected else { return Surfaces() }
+        guard let (detection, _) = stale ? detectSurfaces(frame, seenFrom: pose) : detected else { return Surfaces() }
         guard let pose else {
             return Surfaces(found: detection.planes, anchorIDs: [Int?](repeating: nil, count: detection.planes.count))
         }

@@ -22,7 +22,7 @@ public struct Trajectory: Sendable {
 
     /// TUM format: "timestamp tx ty tz qx qy qz qw" lines, # comments; sorted by time.
     public init(tumFile path: String) throws(WaymarkError) {
-        let rows = try Self.rows(path)
+        let rows = try TextRows.read(path)
         samples = try rows.enumerated().map { (number, words) throws(WaymarkError) in
             let values = words.compactMap { Double($0) }
             guard words.count == 8, values.count == 8 else {
@@ -38,7 +38,7 @@ public struct Trajectory: Sendable {
 
     /// KITTI format: a row-major 3×4 [R | t] per line; frame i gets `timestamps[i]`, else i.
     public init(kittiFile path: String, timestamps: [Double]? = nil) throws(WaymarkError) {
-        let rows = try Self.rows(path)
+        let rows = try TextRows.read(path)
         if let timestamps, timestamps.count != rows.count {
             throw WaymarkError(.badData, "\(path) has \(rows.count) poses but \(timestamps.count) timestamps")
         }
@@ -54,22 +54,9 @@ public struct Trajectory: Sendable {
     }
 
     /// Pairs (index here, index in `other`) of samples closest in time, within
-    /// `maximumDifference` seconds, each sample used once (as evo and TUM's tools pair them).
+    /// `maximumDifference` seconds, each sample used once (`TimestampAssociation.pairs`).
     public func associated(with other: Trajectory, maximumDifference: Double = 0.01) -> [(Int, Int)] {
-        var pairs: [(Int, Int)] = []
-        var j = 0
-        for (i, sample) in samples.enumerated() {
-            while j + 1 < other.samples.count,
-                abs(other.samples[j + 1].timestamp - sample.timestamp) <= abs(other.samples[j].timestamp - sample.timestamp)
-            {
-                j += 1
-            }
-            guard j < other.samples.count, abs(other.samples[j].timestamp - sample.timestamp) <= maximumDifference,
-                pairs.last?.1 != j
-            else { continue }
-            pairs.append((i, j))
-        }
-        return pairs
+        TimestampAssociation.pairs(samples.map(\.timestamp), other.samples.map(\.timestamp), tolerance: maximumDifference)
     }
 
     /// Unit quaternion (x, y, z, w) of a row-major rotation matrix.
@@ -114,13 +101,5 @@ public struct Trajectory: Sendable {
             2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
             2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y),
         ]
-    }
-
-    /// Non-comment lines split into words.
-    static func rows(_ path: String) throws(WaymarkError) -> [[Substring]] {
-        String(decoding: try readFileBytes(path), as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { line in
-            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," })
-            return words.isEmpty || words[0].hasPrefix("#") ? nil : words
-        }
     }
 }

@@ -1,4 +1,5 @@
 import WaymarkCore
+import WaymarkVision
 
 /// 3-D points on the pixel grid they were measured on (camera coordinates: x right, y down,
 /// z forward, metres), stored as three contiguous planes. A missing point has NaN coordinates.

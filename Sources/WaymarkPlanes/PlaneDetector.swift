@@ -1,4 +1,5 @@
 import WaymarkCore
+import WaymarkVision
 
 /// The planes found in one input.
 public struct PlaneDetection: Sendable {

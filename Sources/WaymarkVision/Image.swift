@@ -70,6 +70,21 @@ public final class Image {
         return out
     }
 
+    /// Three channels: a gray image's value in each (to draw on in colour); itself when it has three.
+    public func colored() -> Image {
+        if channels == 3 { return self }
+        let values = pixels
+        let bgr = [UInt8](unsafeUninitializedCapacity: values.count * 3) { buffer, count in
+            for (i, value) in values.enumerated() {
+                buffer[3 * i] = value
+                buffer[3 * i + 1] = value
+                buffer[3 * i + 2] = value
+            }
+            count = values.count * 3
+        }
+        return Image(width: width, height: height, channels: 3, pixels: bgr)
+    }
+
     public func resized(width: Int, height: Int) -> Image {
         let out = Image.output(channels: channels)
         resize(width: width, height: height, into: out)

@@ -49,6 +49,9 @@ struct Arguments {
 
     func flag(_ name: String) -> Bool { flags.contains(name) }
 
+    /// Whether the option was given, as a flag or with a value.
+    func has(_ name: String) -> Bool { flags.contains(name) || options[name] != nil }
+
     /// The single value of an option; giving it twice is an error.
     func value(_ name: String) throws(WaymarkError) -> String? {
         guard let values = options[name] else { return nil }

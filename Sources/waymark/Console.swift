@@ -1,4 +1,5 @@
 import Foundation
+import Waymark
 
 /// Messages for people, on standard error.
 enum Console {
@@ -39,5 +40,14 @@ struct Progress {
 
     func finish() {
         if enabled { Console.write("\r\u{1B}[K") }
+    }
+}
+
+/// Replaces `path` with `text` in one step: a reader sees the old file or the new one, never half.
+func writeAtomically(_ text: String, to path: String, what: String) throws(WaymarkError) {
+    do {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    } catch {
+        throw WaymarkError(.writeFailed, "cannot write \(what) to \(path): \(error.localizedDescription)")
     }
 }

@@ -66,11 +66,10 @@ enum DemoCommand: Command {
             "--save-map", path("world.waymap"),
             "--place", "lamp:\(Int(3 * fps)):\(size.width / 2),\(size.height * 4 / 5)",
         ]
+        process += ["--language", coaching.language.rawValue, "--goal", coaching.goal.rawValue]
         if quiet { process.append("--quiet") }
-        let status = try SequenceProcessing.run(
-            sequence.path, arguments: try Arguments(process, valueOptions: ProcessCommand.valueOptions,
-                                                    flagOptions: ProcessCommand.flagOptions),
-            coaching: coaching)
+        let status = try ProcessCommand.run(try Arguments(
+            [sequence.path] + process, valueOptions: ProcessCommand.valueOptions, flagOptions: ProcessCommand.flagOptions))
         if !quiet, status == .ok {
             Console.write("""
                 waymark demo: done.

@@ -1,4 +1,5 @@
 import Waymark
+import WaymarkRecords
 
 enum DetectCommand: Command {
     static let name = "detect"
@@ -7,8 +8,8 @@ enum DetectCommand: Command {
                               [--intrinsics fx,fy,cx,cy] IMAGE...
 
         Finds the active reference images in each IMAGE and prints one JSON line per image, in
-        input order: {"image": PATH, "detections": [{"name", "corners", "homography", "inliers",
-        "confidence", "pose"?}]}. "corners" are the frame positions of the reference's corners
+        input order (schema "waymark.detect/1", see docs/OUTPUT.md): {"schema", "image": PATH,
+        "detections": [{"name", "corners", "homography", "inliers", "confidence", "pose"?}]}. "corners" are the frame positions of the reference's corners
         (0,0), (W,0), (W,H), (0,H); "homography" maps reference pixels to image pixels (row-major).
         "pose" (image-to-camera 4×4, metres) appears when --intrinsics and the reference's
         physicalWidth are known. An image that cannot be read gets {"image", "error"} and the
@@ -33,10 +34,10 @@ enum DetectCommand: Command {
         let quiet = arguments.flag("--quiet")
         let loaded = try loadReferences(arguments, quiet: quiet)
         let detector = ImageDetector(references: loaded.references, options: loaded.options)
-        return try writeRecordPerInput(images, key: "image") { (path: String) throws(WaymarkError) in
+        return try writeRecordPerInput(images) { (path: String) throws(WaymarkError) in
             let frame = try Image(contentsOf: path, gray: true)
             let found = detector.detect(in: frame, intrinsics: intrinsics)
-            return [("detections", .array(found.map { $0.record(includeState: false) }))]
-        }
+            return DetectRecord(image: path, detections: found.map { DetectionRecord($0, includeState: false) })
+        } failed: { DetectRecord(image: $0, error: $1) }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Waymark
+import WaymarkRecords
 
 enum MapBuildCommand: Command {
     static let name = "map build"
@@ -10,19 +11,23 @@ enum MapBuildCommand: Command {
         Builds a world map from an RGB-D SEQUENCE (TUM layout or plain folder, with colour): a
         keyframe wherever the camera is 15 cm or 15° from every earlier keyframe, holding its
         features and their 3D positions from depth, in the world of the poses. The poses come
-        from FILE (TUM format, camera-to-world; each frame gets the pose nearest in time within
-        20 ms, each pose used once, as TUM's associate.py pairs them), else the
+        from FILE (TUM format, camera-to-world; frames and poses paired within 20 ms, closest
+        first, each used once, as TUM's associate.py pairs them), else the
         sequence's groundtruth.txt, else the engine's own RGB-D odometry (world = first camera).
         Surfaces found in the depth are stored as plane anchors. The file is written atomically,
         at the end and whenever the sequence is interrupted (a time jump over 0.5 s), after which
         the camera is relocalized in the map before it grows again.
-        Prints one JSON line: {"map", "keyframes", "points", "anchors", "frames", "framesUsed", "poses"}.
+        A frame that cannot be read is left out and the map built from the others; the exit code
+        then says so. Prints one JSON line (schema "waymark.map-build/1", see docs/OUTPUT.md):
+        {"schema", "map", "keyframes", "points", "anchors", "frames", "framesUsed",
+        "framesWithErrors", "poses"}.
 
         Options:
           --output FILE       the .waymap file to write (replaced only once complete)
           --poses FILE        camera-to-world poses, TUM format
           --intrinsics LIST   fx,fy,cx,cy in pixels (default: the sequence's intrinsics.txt)
-          --depth-scale S     metres per depth unit (default 0.0002 for TUM, else 0.001)
+          --depth-scale S     metres per depth unit (default 0.0002 for TUM; else 0.001 for 16-bit
+                              and 1 for float depth images)
           --fps N             plain-folder SEQUENCE: frames per second (default 30)
           --quiet             no progress
           --help              this text
@@ -34,41 +39,30 @@ enum MapBuildCommand: Command {
         guard arguments.positionals.count == 1 else { throw WaymarkError(.usage, "map build needs exactly one SEQUENCE; see --help") }
         let input = arguments.positionals[0]
         let output = try arguments.required("--output")
-        let sequence = try RGBDSequence(folder: input, framesPerSecond: try arguments.framesPerSecond())
-        guard sequence.frames.allSatisfy({ $0.colorPath != nil }) else {
+        let quiet = arguments.flag("--quiet")
+        let source = try SessionSetup.openSource(input, arguments: arguments, decodesColor: false,
+                                                 posesFile: try arguments.value("--poses"))
+        guard source.info.hasDepth else { throw WaymarkError(.usage, "\(input) is not an RGB-D SEQUENCE: a map needs depth") }
+        guard source.info.hasColor else {
             throw WaymarkError(.badData, "\(input) has depth without colour: keyframes need colour images")
         }
-        let (intrinsics, scale) = try SequenceProcessing.camera(arguments, sequence: sequence, input: input)
-        let recorded = try RecordedPoses(sequence, posesFile: try arguments.value("--poses"))
-        let session = try SequenceProcessing.makeSession(arguments, sequence: sequence, intrinsics: intrinsics,
-                                                         poses: recorded.source)
-        var progress = Progress(total: sequence.frames.count, quiet: arguments.flag("--quiet"))
-        var used = 0
-        for (index, frame) in sequence.frames.enumerated() {
-            let images = try loadFrame(frame, scale: scale)
-            guard images.depth.width == session.input.width, images.depth.height == session.input.height else {
-                throw WaymarkError(.badData, "\(frame.depthPath) is not the size of the sequence's first frame")
-            }
-            progress.update(frames: index + 1)
-            let result = session.process(SessionFrame(timestamp: frame.timestamp, image: images.gray, depth: images.depth,
-                                                      recordedPose: recorded.pose(ofFrame: index)))
-            if result.interruptionStarted {
-                try session.saveMap(to: output)
-            }
-            if result.cameraToWorld != nil { used += 1 }
-        }
-        progress.finish()
+        let session = try SessionSetup.makeSession(arguments, source: source.info)
+        if !quiet { for note in source.info.notes { Console.warning(note) } }
+        let runner = SessionRunner(source: source, session: session, outputs: SessionRunner.Outputs(mapPath: output),
+                                   quiet: quiet)
+        let outcome = try runner.run()
         guard let map = session.worldMap, map.hasPoints else {
             throw WaymarkError(.badData, "\(input): no frame gave a keyframe with features at known depth; no map written")
         }
-        try session.saveMap(to: output)
+        try map.write(to: output)
         let sink = try RecordSink(path: nil)
-        try sink.write(.object([
-            ("map", .string(output)), ("keyframes", .int(map.keyframes.count)), ("points", .int(map.pointCount)),
-            ("anchors", .int(map.anchors.count)), ("frames", .int(sequence.frames.count)), ("framesUsed", .int(used)),
-            ("poses", .string(recorded.source.rawValue)),
-        ]))
+        try sink.write(MapBuildRecord(map: output, map, frames: outcome.frames, framesUsed: outcome.framesWithPose,
+                                      framesWithErrors: outcome.framesWithErrors,
+                                      poses: source.info.recordedPoses?.rawValue ?? "odometry"))
         try sink.finish()
-        return .ok
+        if let first = outcome.stopped ?? outcome.firstFrameError {
+            Console.error("\(input): \(outcome.framesWithErrors) of \(outcome.frames) frames could not be used; the first: \(first.message)")
+        }
+        return outcome.exitCode
     }
 }

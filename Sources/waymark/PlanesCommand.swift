@@ -1,5 +1,6 @@
 import Foundation
 import Waymark
+import WaymarkRecords
 
 enum PlanesCommand: Command {
     static let name = "planes"
@@ -60,11 +61,11 @@ enum PlanesCommand: Command {
         let overlay = try arguments.value("--overlay").map { (directory: String) throws(WaymarkError) in
             PlaneOverlay(directory: try makeDirectory(directory), colors: try arguments.values("--color").map(parseColor))
         }
-        return try writeRecordPerInput(inputs, key: "input") { (path: String) throws(WaymarkError) in
+        return try writeRecordPerInput(inputs) { (path: String) throws(WaymarkError) in
             if isPointCloud(path) {
                 let cloud = try PointCloud(contentsOf: path)
                 guard !cloud.validPoints.isEmpty else { throw WaymarkError(.badData, "\(path) has no valid points") }
-                return [("planes", PlaneRecords.planes(detector.detect(in: cloud, down: down).planes))]
+                return PlanesRecord(input: path, planes: PlaneRecord.numbered(detector.detect(in: cloud, down: down).planes))
             }
             let depth = try DepthImage(contentsOf: path, scale: scale)
             let camera = intrinsics!
@@ -76,8 +77,8 @@ enum PlanesCommand: Command {
                     found.labels, width: depth.width, height: depth.height, to: "\(labelDirectory)/\(stem).png")
             }
             try overlay?.draw(found, depth: depth, intrinsics: camera, depthPath: path, stem: stem)
-            return [("planes", PlaneRecords.planes(found.planes))]
-        }
+            return PlanesRecord(input: path, planes: PlaneRecord.numbered(found.planes))
+        } failed: { PlanesRecord(input: $0, error: $1) }
     }
 
     static func isPointCloud(_ path: String) -> Bool {

@@ -1,5 +1,6 @@
 import Foundation
 import Waymark
+import WaymarkRecords
 
 enum ProcessCommand: Command {
     static let name = "process"
@@ -16,11 +17,13 @@ enum ProcessCommand: Command {
 
         Follows the active reference images through VIDEO (a video file, or a FOLDER of images
         taken as frames in name order, --fps apart). Writes JSON Lines (schema
-        "waymark.process/3", see docs/OUTPUT.md): a header record, one record per frame
+        "waymark.process/4", see docs/OUTPUT.md): a header record, one record per frame
         {"type": "frame", "index", "timestamp" (seconds, from the video), "detections": [...
-        with "state": detected | tracked | lost], "coaching": the message on screen or null}, and a
-        summary record. The file is flushed after every frame; if the video breaks off, the
-        frames so far are kept, the summary says where it stopped, and the exit code is 65.
+        with "state": detected | tracked | lost], "coaching": the message on screen (absent when
+        none), "goalReached"}, and a summary record. The file is flushed after every frame. An
+        image of a FOLDER that cannot be read gets a frame record with its "error" and the run
+        goes on; if the video breaks off, the frames so far are kept and the summary says where
+        it stopped. Either way the exit code says so (65 for bad data).
 
         SEQUENCE is an RGB-D recording: a TUM RGB-D folder (rgb.txt, depth.txt, optional
         groundtruth.txt) or a plain folder (depth/ and rgb/ or color/ with matching names; see the
@@ -46,7 +49,8 @@ enum ProcessCommand: Command {
                               images and surfaces, the messages, and thumbnails of the frames
           --intrinsics LIST   fx,fy,cx,cy in pixels, to report each image's pose (and, for a
                               SEQUENCE without intrinsics.txt, to turn depth into points)
-          --depth-scale S     SEQUENCE: metres per depth unit (default 0.0002 for TUM, else 0.001)
+          --depth-scale S     SEQUENCE: metres per depth unit (default 0.0002 for TUM; else 0.001
+                              for 16-bit and 1 for float depth images)
           --gravity x,y,z     SEQUENCE: the direction of gravity in the poses' world (default 0,-1,0)
           --fps N             image FOLDER or plain-folder SEQUENCE: frames per second (default 30)
           --trajectory FILE   SEQUENCE: write the camera poses used, TUM format (camera-to-world)
@@ -74,7 +78,11 @@ enum ProcessCommand: Command {
         "--goal", "--report",
     ]
     static let flagOptions: Set<String> = ["--auto-select", "--quiet", "--help"]
-    static let schema = "waymark.process/3"
+    /// Options that only an input with depth can use.
+    static let depthOptions = [
+        "--depth-scale", "--gravity", "--trajectory", "--interrupt", "--save-map", "--load-map", "--place",
+        "--relocalization-timeout",
+    ]
 
     static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode {
         guard arguments.positionals.count == 1 else {
@@ -82,117 +90,60 @@ enum ProcessCommand: Command {
         }
         let input = arguments.positionals[0]
         // Parsed first: a bad --language or --goal is refused before any file is read.
-        let isSequence = RGBDSequence.isSequence(input)
-        let coaching = try arguments.coaching(defaultGoal: isSequence ? .anySurface : .image)
-        if isSequence { return try SequenceProcessing.run(input, arguments: arguments, coaching: coaching) }
+        var coaching = try arguments.coaching(defaultGoal: .image)
         let quiet = arguments.flag("--quiet")
-        let intrinsics = try arguments.intrinsics()
-        let loaded = try loadReferences(arguments, quiet: quiet)
-        let references = loaded.references
-        let video: any FrameSource = ImageFolderReader.isImageFolder(input)
-            ? try ImageFolderReader(folder: input, framesPerSecond: try arguments.framesPerSecond())
-            : try VideoReader(path: input)
+        let hasReferences = try arguments.value("--references") != nil
+        let source = try SessionSetup.openSource(
+            input, arguments: arguments,
+            decodesColor: hasReferences || arguments.has("--annotate") || arguments.has("--report"))
+        let info = source.info
+        if !info.hasDepth {
+            if let option = depthOptions.first(where: arguments.has) {
+                throw WaymarkError(.usage, "\(option) needs an RGB-D SEQUENCE; \(input) has no depth")
+            }
+            guard hasReferences else { throw WaymarkError(.usage, "--references is required for a VIDEO or image FOLDER; see --help") }
+        }
+        if info.hasDepth, !arguments.has("--goal") { coaching.goal = .anySurface }
+        let plan = SessionRunner.Plan(dropped: try SessionSetup.droppedFrames(arguments, frameCount: info.frameCount),
+                                      placements: try SessionSetup.placements(arguments, frameCount: info.frameCount))
+        let loaded = hasReferences ? try loadReferences(arguments, quiet: quiet) : nil
+        let session = try SessionSetup.makeSession(arguments, source: info, loaded: loaded, coaching: coaching,
+                                                   objectToPlace: plan.placements.first?.name)
+        if !quiet { for note in info.notes + session.support.notes { Console.warning(note) } }
         let output = try arguments.value("--output")
-        let sink = try RecordSink(path: output)
-        let report = try arguments.value("--report").map { (path: String) throws(WaymarkError) in
+        let trajectoryPath = try arguments.value("--trajectory")
+        var outputs = SessionRunner.Outputs(records: try RecordSink(path: output), mapPath: try arguments.value("--save-map"),
+                                            includesDetections: hasReferences)
+        outputs.report = try arguments.value("--report").map { (path: String) throws(WaymarkError) in
             try RunReport(path: path, input: input, coaching: coaching)
         }
-        let annotation = try arguments.value("--annotate").map { (path: String) throws(WaymarkError) in
-            try SessionAnnotation(
-                path: path, width: video.width, height: video.height,
-                framesPerSecond: video.framesPerSecond > 0 ? video.framesPerSecond : 30, language: coaching.language,
-                intrinsics: intrinsics)
+        outputs.annotation = try arguments.value("--annotate").map { (path: String) throws(WaymarkError) in
+            try SessionAnnotation(path: path, width: info.width, height: info.height,
+                                  framesPerSecond: info.framesPerSecond > 0 ? info.framesPerSecond : 30,
+                                  language: coaching.language, intrinsics: info.intrinsics)
         }
-        var configuration = SessionConfiguration()
-        configuration.references = references
-        configuration.imageTracking.detector = loaded.options
-        configuration.surfaces = []
-        configuration.relocalization = false
-        configuration.coaching = coaching
-        let session = try Session(configuration: configuration, input: SessionInput(
-            width: video.width, height: video.height, hasDepth: false, intrinsics: intrinsics))
-        if !quiet { for note in session.support.notes { Console.warning(note) } }
-        try sink.write(header(input: input, video: video, references: references, arguments: arguments,
-                              coaching: configuration.coaching))
+        try outputs.records?.write(ProcessHeader(
+            waymark: waymarkVersion, input: input,
+            source: SourceRecord(info, intrinsics: info.intrinsics, tracked: session.isTracking),
+            references: (loaded?.references ?? []).map(ReferenceRecord.init), groups: arguments.values("--group"),
+            autoSelect: arguments.flag("--auto-select"), coaching: coaching))
 
-        var progress = Progress(total: video.frameCount, quiet: quiet)
-        let frame = Image(width: 1, height: 1, channels: 3)
-        var index = 0
-        var framesWithDetections = 0
-        var failure: WaymarkError?
-        while true {
-            let timestamp: Double
-            do {
-                guard let t = try video.read(into: frame) else { break }
-                timestamp = t
-            } catch {
-                failure = error
-                break
-            }
-            let result = session.process(SessionFrame(timestamp: timestamp, image: frame))
-            let found = result.detections
-            if found.contains(where: { $0.state != .lost }) { framesWithDetections += 1 }
-            try sink.write(
-                .object([
-                    ("type", .string("frame")), ("index", .int(index)), ("timestamp", .number(timestamp)),
-                    ("detections", .array(found.map { $0.record(includeState: true) })),
-                ] + SessionRecords.coaching(result.coaching)))
-            try annotation?.write(result, on: frame, planes: session.planes)
-            report?.add(result, image: frame, surfaces: 0)
-            index += 1
-            progress.update(frames: index)
-        }
-        progress.finish()
-        if failure == nil, let expected = video.frameCount, index + max(2, expected / 50) < expected {
-            // A stream that ends well before the container's own frame count broke off.
-            failure = WaymarkError(.badData, "the video ended after \(index) of its \(expected) frames; it looks truncated")
-        }
-        var summary: [(String, JSONValue)] = [
-            ("type", .string("summary")), ("frames", .int(index)), ("framesWithDetections", .int(framesWithDetections)),
-            ("complete", .bool(failure == nil)),
-        ]
-        if let failure { summary.append(("error", .string("stopped after frame \(index): \(failure.message)"))) }
-        try sink.write(.object(summary))
-        try sink.finish()
-        try annotation?.finish()
-        try report?.write()
-        if let failure {
-            Console.error("\(input): stopped after \(index) frames: \(failure.message)")
-            return ExitCode(failure.kind)
-        }
-        if !quiet, let output {
-            Console.write("waymark: \(index) frames, references seen in \(framesWithDetections); results in \(output)\n")
-        }
-        return .ok
-    }
+        let outcome = try SessionRunner(source: source, session: session, plan: plan, outputs: outputs, quiet: quiet).run()
 
-    /// The header's description of coaching.
-    static func coachingHeader(_ options: CoachingOptions) -> JSONValue {
-        .object([("goal", .string(options.goal.rawValue)), ("language", .string(options.language.rawValue))])
-    }
-
-    private static func header(input: String, video: any FrameSource, references: [ReferenceImage], arguments: Arguments,
-                               coaching: CoachingOptions) -> JSONValue
-    {
-        let versions = LibraryVersions.current
-        return .object([
-            ("type", .string("header")), ("schema", .string(schema)), ("waymark", .string(waymarkVersion)),
-            ("opencv", .string(versions.opencv)), ("eigen", .string(versions.eigen)), ("input", .string(input)),
-            (
-                "video",
-                .object([
-                    ("width", .int(video.width)), ("height", .int(video.height)),
-                    ("framesPerSecond", .number(video.framesPerSecond)),
-                    ("frameCount", video.frameCount.map(JSONValue.int) ?? .null),
-                ])
-            ),
-            (
-                "references",
-                .array(references.map { .object([("name", .string($0.name)), ("width", .int($0.width)), ("height", .int($0.height))]) })
-            ),
-            ("groups", .array(arguments.values("--group").map(JSONValue.string))),
-            ("autoSelect", .bool(arguments.flag("--auto-select"))),
-            ("coaching", coachingHeader(coaching)),
-        ])
+        try outputs.records?.write(ProcessSummary(
+            frames: outcome.frames, framesDropped: outcome.framesDropped, framesWithErrors: outcome.framesWithErrors,
+            framesWithDetections: outcome.framesWithDetections, stopped: outcome.stopped, session: session))
+        try outputs.records?.finish()
+        try session.saveMap(to: outputs.mapPath)
+        if let trajectoryPath { try writeAtomically(outcome.trajectory.tumText, to: trajectoryPath, what: "the trajectory") }
+        if let stopped = outcome.stopped {
+            Console.error("\(input): stopped after \(outcome.frames) frames: \(stopped.message)")
+        } else if let first = outcome.firstFrameError {
+            Console.error("\(input): \(outcome.framesWithErrors) of \(outcome.frames) frames could not be used; the first: \(first.message)")
+        } else if !quiet, let output {
+            let found = info.hasDepth ? "\(session.planes.anchors.count) surfaces" : "references seen in \(outcome.framesWithDetections)"
+            Console.write("waymark: \(outcome.frames) frames, \(found); results in \(output)\n")
+        }
+        return outcome.exitCode
     }
 }

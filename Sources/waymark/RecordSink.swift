@@ -1,5 +1,6 @@
 import Foundation
 import Waymark
+import WaymarkRecords
 
 /// Writes JSON Lines to stdout or to a file. A file is written beside its final path and
 /// flushed after every record, then moved into place when the run ends, so a run that stops
@@ -27,9 +28,10 @@ final class RecordSink {
         temporaryPath = temporary
     }
 
-    func write(_ record: JSONValue) throws(WaymarkError) {
+    func write(_ record: some Encodable) throws(WaymarkError) {
+        let line = try RecordCoding.line(record)
         do {
-            try handle.write(contentsOf: Data((record.serialized() + "\n").utf8))
+            try handle.write(contentsOf: line)
             if path != nil { try handle.synchronize() }
         } catch {
             throw WaymarkError(.writeFailed, "cannot write \(path ?? "standard output"): \(error.localizedDescription)")

@@ -1,4 +1,5 @@
 import Waymark
+import WaymarkRecords
 
 enum ReferencesCheckCommand: Command {
     static let name = "references check"
@@ -39,19 +40,17 @@ enum ReferencesCheckCommand: Command {
             let quality = ReferenceQuality(of: reference, tryDetecting: true)
             var codes = quality.problems.map(\.rawValue)
             var reasons = quality.problems.map(\.explanation)
-            var record: [(String, JSONValue)] = [
-                ("name", .string(entry.name)), ("path", .string(entry.path)), ("width", .int(reference.width)),
-                ("height", .int(reference.height)), ("score", .int(quality.score)),
-            ]
+            var lookalike: String?
             if let other = lookalikes[r] {
                 let name = references[other].name
+                lookalike = name
                 codes.append(Self.samePicture)
                 reasons.append("It shows the same picture as '\(name)'; with both in one library neither is found reliably.")
                 Console.warning("'\(entry.name)' shows the same picture as '\(name)'; keep one of them.")
             }
-            record += [("problems", .array(codes.map(JSONValue.string))), ("reasons", .array(reasons.map(JSONValue.string)))]
-            if let other = lookalikes[r] { record.append(("lookalike", .string(references[other].name))) }
-            try sink.write(.object(record))
+            try sink.write(ReferenceCheckRecord(name: entry.name, path: entry.path, width: reference.width,
+                                                height: reference.height, score: quality.score, problems: codes,
+                                                reasons: reasons, lookalike: lookalike))
             if quality.isLow {
                 Console.warning("'\(entry.name)' scores \(quality.score)/100 and may be hard to find.")
             }

@@ -1,4 +1,5 @@
 import Waymark
+import WaymarkRecords
 
 enum RelocalizeCommand: Command {
     static let name = "relocalize"
@@ -6,9 +7,10 @@ enum RelocalizeCommand: Command {
         Usage: waymark relocalize --map MAP.waymap IMAGE [--depth D] [--intrinsics fx,fy,cx,cy]
                                   [--depth-scale S]
 
-        Finds where IMAGE was taken in the world of MAP. Prints one JSON object:
-        {"image", "relocalized": true|false, "reason", "pose"?: [16 numbers, row-major
-        camera-to-world 4×4, metres], "inliers", "keyframe": id | null}. "pose" appears only when
+        Finds where IMAGE was taken in the world of MAP. Prints one JSON object (schema
+        "waymark.relocalize/1", see docs/OUTPUT.md): {"schema", "image", "relocalized":
+        true|false, "reason", "pose"?: [16 numbers, row-major camera-to-world 4×4, metres],
+        "inliers", "keyframe"?: id}. "pose" appears only when
         relocalized; a place the map does not hold is refused, not snapped to a keyframe.
         Reasons: relocalized, too_few_features, no_similar_place, too_few_inliers,
         inaccurate_pose, ambiguous_place, depth_disagrees. Exit code 0 either way.
@@ -49,13 +51,8 @@ enum RelocalizeCommand: Command {
             return depth
         }
         let result = Relocalizer(map: map).relocalize(gray: gray, depth: depth?.metres, intrinsics: intrinsics)
-        var record: [(String, JSONValue)] = [
-            ("image", .string(path)), ("relocalized", .bool(result.isRelocalized)), ("reason", .string(result.reason.rawValue)),
-        ]
-        if let pose = result.cameraToWorld { record.append(("pose", .numbers(pose.matrix))) }
-        record += [("inliers", .int(result.inliers)), ("keyframe", result.keyframe.map(JSONValue.int) ?? .null)]
         let sink = try RecordSink(path: nil)
-        try sink.write(.object(record))
+        try sink.write(RelocalizeRecord(image: path, result))
         try sink.finish()
         return .ok
     }

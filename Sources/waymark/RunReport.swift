@@ -51,13 +51,7 @@ final class RunReport {
 
     func addInterruption(at time: Double) { interruptions.append(time) }
 
-    func write() throws(WaymarkError) {
-        do {
-            try Data(html().utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw WaymarkError(.writeFailed, "cannot write the report to \(path): \(error.localizedDescription)")
-        }
-    }
+    func write() throws(WaymarkError) { try writeAtomically(html(), to: path, what: "the report") }
 
     private static func thumbnail(_ image: Image) -> Data? {
         let width = 240

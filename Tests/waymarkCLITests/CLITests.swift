@@ -3,6 +3,7 @@ import TestData
 import Testing
 import TestSupport
 import Waymark
+import WaymarkRecords
 
 /// Runs the built `waymark` executable and captures what it prints.
 struct CLI {
@@ -19,11 +20,13 @@ struct CLI {
         var status: Int32
         var stdout: String
         var stderr: String
-        var lines: [[String: Any]] {
-            stdout.split(separator: "\n").map { line in
-                (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? ["unparsable": String(line)]
-            }
-        }
+        /// Standard output's JSON Lines, each decoded as `T`.
+        func records<T: Decodable>(_ type: T.Type) throws -> [T] { try RecordCoding.records(type, in: stdout) }
+    }
+
+    /// A file of `process` records.
+    static func processOutput(_ path: String) throws -> ProcessOutput {
+        try ProcessOutput(try String(contentsOfFile: path, encoding: .utf8))
     }
 
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
@@ -80,16 +83,17 @@ struct CLI {
         let scene = try #require(SharedDatasets.path("opencv_samples/box_in_scene.png"))
         let result = try CLI.run(["detect", "--references", g1, g3, scene, "/nonexistent.png"])
         #expect(result.status == 66)
-        let lines = result.lines
-        #expect(lines.map { $0["image"] as? String } == [g3, scene, "/nonexistent.png"])
+        let lines = try result.records(DetectRecord.self)
+        #expect(lines.map(\.image) == [g3, scene, "/nonexistent.png"])
         try #require(lines.count == 3, "\(result.stderr)")
-        let first = try #require((lines[0]["detections"] as? [[String: Any]])?.first)
-        #expect(first["name"] as? String == "graf1")
-        #expect((first["corners"] as? [[Double]])?.count == 4)
-        #expect((first["homography"] as? [Double])?.count == 9)
-        #expect(first["pose"] == nil)
-        #expect((lines[1]["detections"] as? [Any])?.isEmpty == true)
-        #expect(lines[2]["error"] is String)
+        #expect(lines.allSatisfy { $0.schema == "waymark.detect/1" })
+        let first = try #require(lines[0].detections?.first)
+        #expect(first.name == "graf1")
+        #expect(first.corners.count == 4)
+        #expect(first.homography.count == 9)
+        #expect(first.pose == nil && first.state == nil)
+        #expect(lines[1].detections?.isEmpty == true)
+        #expect(lines[2].error != nil && lines[2].detections == nil)
     }
 
     /// The matcher compares descriptors with AVX-512, AVX2 or one at a time, whichever the
@@ -108,7 +112,7 @@ struct CLI {
         let other = try CLI.run(arguments, environment: ["WAYMARK_DESCRIPTOR_KERNEL": kernel])
         #expect(widest.status == 0 && other.status == 0)
         #expect(other.stdout == widest.stdout)
-        let found = widest.lines.filter { ($0["detections"] as? [Any])?.isEmpty == false }.count
+        let found = try widest.records(DetectRecord.self).filter { $0.detections?.isEmpty == false }.count
         #expect(found >= 9, "\(found) of 10 frames with a detection")
     }
 
@@ -120,8 +124,8 @@ struct CLI {
         try Data(#"{"images":[{"name":"graf","path":"\#(g1)","physicalWidth":1.0}]}"#.utf8).write(to: URL(fileURLWithPath: scratch.path("m.json")))
         let result = try CLI.run(["detect", "--references", scratch.path("m.json"), "--intrinsics", "800,800,400,320", g3])
         #expect(result.status == 0)
-        let detection = try #require((result.lines.first?["detections"] as? [[String: Any]])?.first, "\(result.stderr)")
-        let pose = try #require(detection["pose"] as? [Double])
+        let detection = try #require(try result.records(DetectRecord.self).first?.detections?.first, "\(result.stderr)")
+        let pose = try #require(detection.pose)
         #expect(pose.count == 16)
         #expect(pose[11] > 0)  // in front of the camera
     }
@@ -160,7 +164,7 @@ struct CLI {
         #expect(tooMany.stderr.contains("25"))
         let oneGroup = try CLI.run(["detect", "--references", scratch.path("m.json"), "--group", "g1", "--quiet", scratch.path("a.png")])
         #expect(oneGroup.status == 0)
-        #expect(oneGroup.lines.count == 1)
+        #expect(try oneGroup.records(DetectRecord.self).count == 1)
     }
 
     @Test(.enabled(if: SharedDatasets.has("opencv_samples/graf1.png")))
@@ -171,13 +175,13 @@ struct CLI {
         try Image(width: 320, height: 320, channels: 1, pixels: [UInt8](repeating: 128, count: 320 * 320)).write(to: scratch.path("blank.png"))
         let result = try CLI.run(["references", "check", scratch.url.path])
         #expect(result.status == 0)
-        let byName = Dictionary(uniqueKeysWithValues: result.lines.map { ($0["name"] as! String, $0) })
+        let byName = Dictionary(uniqueKeysWithValues: try result.records(ReferenceCheckRecord.self).map { ($0.name, $0) })
         // The score is the share of the 16 trial views found; graf is found in most.
-        #expect((byName["graf"]?["score"] as? Int ?? 0) >= 60)
-        #expect((byName["blank"]?["score"] as? Int ?? 100) < 50)
-        #expect((byName["blank"]?["problems"] as? [String])?.contains("too_few_details") == true)
+        #expect(byName["graf"]?.score ?? 0 >= 60)
+        #expect(byName["blank"]?.score ?? 100 < 50)
+        #expect(byName["blank"]?.problems.contains("too_few_details") == true)
         #expect(result.stderr.contains("blank"))
-        #expect(byName["graf"]?["lookalike"] == nil)
+        #expect(byName["graf"] != nil && byName["graf"]?.lookalike == nil)
     }
 
     @Test(.enabled(if: SharedDatasets.has("opencv_samples/graf1.png", "opencv_samples/box.png")))
@@ -190,11 +194,11 @@ struct CLI {
         try FileManager.default.copyItem(atPath: box, toPath: scratch.path("box.png"))
         let result = try CLI.run(["references", "check", scratch.url.path])
         #expect(result.status == 0)
-        let byName = Dictionary(uniqueKeysWithValues: result.lines.map { ($0["name"] as! String, $0) })
-        #expect(byName["graf"]?["lookalike"] as? String == "graffiti-copy")
-        #expect(byName["graffiti-copy"]?["lookalike"] as? String == "graf")
-        #expect((byName["graf"]?["problems"] as? [String])?.contains("same_picture_as_another") == true)
-        #expect(byName["box"]?["lookalike"] == nil)
+        let byName = Dictionary(uniqueKeysWithValues: try result.records(ReferenceCheckRecord.self).map { ($0.name, $0) })
+        #expect(byName["graf"]?.lookalike == "graffiti-copy")
+        #expect(byName["graffiti-copy"]?.lookalike == "graf")
+        #expect(byName["graf"]?.problems.contains("same_picture_as_another") == true)
+        #expect(byName["box"] != nil && byName["box"]?.lookalike == nil)
     }
 }
 
@@ -222,16 +226,15 @@ struct CLI {
         let result = try CLI.run(["process", sample.video, "--references", sample.references, "--output", scratch.path("out.jsonl"),
                                   "--annotate", scratch.path("annotated.mp4"), "--quiet"])
         #expect(result.status == 0, "\(result.stderr)")
-        let text = try String(contentsOfFile: scratch.path("out.jsonl"), encoding: .utf8)
-        let records = text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        #expect(records.count == 26)
-        #expect(records.first?["schema"] as? String == "waymark.process/3")
-        #expect(records.last?["type"] as? String == "summary")
-        #expect(records.last?["complete"] as? Bool == true)
-        let frames = records.dropFirst().dropLast()
-        let timestamps = frames.compactMap { $0["timestamp"] as? Double }
+        let output = try CLI.processOutput(scratch.path("out.jsonl"))
+        #expect(output.header.schema == "waymark.process/4")
+        #expect(output.header.source.kind == "video" && output.header.source.poses == nil)
+        #expect(output.summary?.complete == true)
+        let frames = output.frames
+        let timestamps = frames.map(\.timestamp)
         #expect(timestamps.count == 24 && zip(timestamps, timestamps.dropFirst()).allSatisfy { $0 < $1 })
-        let states = frames.flatMap { ($0["detections"] as? [[String: Any]] ?? []).compactMap { $0["state"] as? String } }
+        #expect(frames.allSatisfy { $0.pose == nil && $0.tracking == nil && $0.goalReached != nil })
+        let states = frames.flatMap { ($0.detections ?? []).compactMap(\.state) }
         #expect(states.filter { $0 == "detected" }.count == 2)
         #expect(states.filter { $0 == "tracked" }.count == 46)
         let annotated = try VideoReader(path: scratch.path("annotated.mp4"))
@@ -257,17 +260,16 @@ struct CLI {
         for placement in video.placements { try placement.image.write(to: scratch.path("refs/\(placement.name).png")) }
         let result = try CLI.run(["process", folder, "--references", scratch.path("refs"), "--fps", "10", "--quiet"])
         #expect(result.status == 0, "\(result.stderr)")
-        let frames = result.lines.filter { $0["type"] as? String == "frame" }
-        #expect(frames.compactMap { $0["timestamp"] as? Double } == (0..<12).map { Double($0) / 10 })
+        let frames = try ProcessOutput(result.stdout).frames
+        #expect(frames.map(\.timestamp) == (0..<12).map { Double($0) / 10 })
         let truth = video.truth(at: 11)
-        for detection in frames.last?["detections"] as? [[String: Any]] ?? [] {
-            let name = try #require(detection["name"] as? String)
-            let corners = try #require(detection["corners"] as? [[Double]])
-            let reference = try #require(video.placements.first { $0.name == name })
-            let expected = try #require(truth[name]).apply(Point2(0, 0))
-            #expect(abs(corners[0][0] - expected!.x) < 3 && abs(corners[0][1] - expected!.y) < 3, "\(name) \(reference.name)")
+        for detection in frames.last?.detections ?? [] {
+            let reference = try #require(video.placements.first { $0.name == detection.name })
+            let expected = try #require(truth[detection.name]).apply(Point2(0, 0))
+            #expect(abs(detection.corners[0][0] - expected!.x) < 3 && abs(detection.corners[0][1] - expected!.y) < 3,
+                    "\(detection.name) \(reference.name)")
         }
-        #expect((frames.last?["detections"] as? [[String: Any]])?.count == 2)
+        #expect(frames.last?.detections?.count == 2)
     }
 
     @Test(.enabled(if: sampleDataPresent)) func truncatedVideoKeepsTheFramesSoFar() throws {
@@ -277,11 +279,9 @@ struct CLI {
         try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: scratch.path("cut.avi")))
         let result = try CLI.run(["process", scratch.path("cut.avi"), "--references", sample.references, "--output", scratch.path("out.jsonl"), "--quiet"])
         #expect(result.status == 65, "\(result.stderr)")
-        let records = try String(contentsOfFile: scratch.path("out.jsonl"), encoding: .utf8).split(separator: "\n")
-            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        let frames = records.filter { $0["type"] as? String == "frame" }.count
-        #expect(frames > 5 && frames < 40)
-        #expect(records.last?["complete"] as? Bool == false)
+        let output = try CLI.processOutput(scratch.path("out.jsonl"))
+        #expect(output.frames.count > 5 && output.frames.count < 40)
+        #expect(output.summary?.complete == false && output.summary?.error != nil)
     }
 
     @Test(.enabled(if: sampleDataPresent)) func unreadableVideoIsBadData() throws {
@@ -314,7 +314,7 @@ struct CLI {
         #expect(limited.stderr.contains("--auto-select"))
         let selected = try CLI.run(["detect", "--references", scratch.url.path, "--auto-select", "--quiet", g3])
         #expect(selected.status == 0, "\(selected.stderr)")
-        let names = (selected.lines.first?["detections"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+        let names = try selected.records(DetectRecord.self).first?.detections?.map(\.name)
         #expect(names == ["graf1"])
     }
 }

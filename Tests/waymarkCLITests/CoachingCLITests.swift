@@ -3,17 +3,12 @@ import TestData
 import Testing
 import TestSupport
 import Waymark
+import WaymarkRecords
 
 /// `waymark process` on the first 8 s of the coaching walk-through (320×240 at 5 fps, 2.5 s of
 /// darkness from 5 s): coaching in every frame record, in the language asked for, drawn into
 /// the annotated video, and a report that renders in a real browser.
 @Suite struct CoachingCLITests {
-    static func records(_ path: String) throws -> [[String: Any]] {
-        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
-            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
-        }
-    }
-
     /// Debian's chromium (`make test` installs it), to open the report in.
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(where: FileManager.default.isExecutableFile)
 
@@ -29,27 +24,25 @@ import Waymark
         let run = try CLI.run(["process", sequence.path, "--language", "zh-Hant", "--output", scratch.path("r.jsonl"),
                                "--annotate", scratch.path("a.mp4"), "--report", scratch.path("report.html"), "--quiet"])
         #expect(run.status == 0, "\(run.stderr)")
-        let records = try Self.records(scratch.path("r.jsonl"))
-        let header = try #require(records.first)
-        #expect(header["schema"] as? String == "waymark.process/3")
-        #expect((header["coaching"] as? [String: Any])?["language"] as? String == "zh-Hant")
-        let frames = records.filter { $0["type"] as? String == "frame" }
+        let output = try CLI.processOutput(scratch.path("r.jsonl"))
+        #expect(output.header.schema == "waymark.process/4")
+        #expect(output.header.coaching.language == "zh-Hant")
+        let frames = output.frames
         #expect(frames.count == count)
-        #expect(frames.allSatisfy { $0["timestamp"] is Double && $0.keys.contains("coaching") })
-        let shown = frames.compactMap { $0["coaching"] as? [String: Any] }
-        #expect(shown.allSatisfy { $0["language"] as? String == "zh-Hant" })
+        #expect(frames.allSatisfy { $0.goalReached != nil })
+        let shown = frames.compactMap(\.coaching)
+        #expect(!shown.isEmpty && shown.allSatisfy { $0.language == "zh-Hant" })
         let darkStart = walk.frames.first { $0.segment == .dark }!.timestamp + 1  // TUM timestamps start at 1 s
-        let lowLight = try #require(frames.first { ($0["coaching"] as? [String: Any])?["code"] as? String == "low_light" })
-        let shownAt = try #require(lowLight["timestamp"] as? Double)
+        let lowLight = try #require(frames.first { $0.coaching?.code == "low_light" })
+        let shownAt = lowLight.timestamp
         #expect(shownAt >= darkStart && shownAt <= darkStart + 1, "low light at \(shownAt) s, dark from \(darkStart) s")
-        #expect((lowLight["coaching"] as? [String: Any])?["text"] as? String
-            == CoachingCatalogue.text(.lowLight, object: nil, language: .traditionalChinese))
+        #expect(lowLight.coaching?.text == CoachingCatalogue.text(.lowLight, object: nil, language: .traditionalChinese))
 
         // The message is drawn in a band across the bottom: white text there, none in the dark middle.
         let video = try VideoReader(path: scratch.path("a.mp4"))
         let image = Image(width: 1, height: 1, channels: 3)
         var index = 0
-        let target = try #require(frames.firstIndex { $0["timestamp"] as? Double == shownAt })
+        let target = try #require(frames.firstIndex { $0.timestamp == shownAt })
         while try video.read(into: image) != nil, index < target { index += 1 }
         #expect(index == target)
         let pixels = image.pixels

@@ -3,6 +3,7 @@ import TestData
 import Testing
 import TestSupport
 import Waymark
+import WaymarkRecords
 
 /// Reference images as world anchors in `waymark process SEQUENCE --references`, and as a way
 /// back: the walk-through's room seen from 1.3 m in front of the graf1 poster (640×480, 10 fps;
@@ -24,16 +25,21 @@ import Waymark
         let a = try CLI.run(["process", sequence.path, "--references", scratch.path("posters.json"), "--save-map",
                              scratch.path("a.waymap"), "--output", scratch.path("a.jsonl"), "--quiet"])
         #expect(a.status == 0, "\(a.stderr)")
-        let recordsA = try InterruptionCLITests.records(scratch.path("a.jsonl"))
-        let added = recordsA.flatMap { ($0["anchorEvents"] as? [[String: Any]]) ?? [] }
-            .filter { $0["event"] as? String == "added" && $0["kind"] as? String == "image" }
-        let seen = recordsA.compactMap { $0["detections"] as? [[String: Any]] }.flatMap { $0 }
-            .map { "\($0["name"] ?? "")/\($0["state"] ?? "")/\($0["confidence"] ?? "")/\($0["pose"] == nil ? "nopose" : "pose")" }
-        #expect(added.contains { $0["name"] as? String == "graf1" }, "\(added.map { $0["name"] ?? "" }); detections: \(seen.prefix(12)); states: \(recordsA.compactMap { ($0["tracking"] as? [String: Any])?["state"] }.prefix(5))")
+        let framesA = try CLI.processOutput(scratch.path("a.jsonl")).frames
+        let events: [AnchorRecord] = framesA.flatMap { $0.anchorEvents ?? [] }
+        let added = events.filter { $0.event == "added" && $0.kind == "image" }
+        let detections: [DetectionRecord] = framesA.flatMap { $0.detections ?? [] }
+        let seen = detections.map { (d: DetectionRecord) -> String in
+            "\(d.name)/\(d.state ?? "")/\(d.confidence)/\(d.pose == nil ? "nopose" : "pose")"
+        }
+        let states: [String] = framesA.compactMap { $0.tracking?.state }
+        #expect(added.contains { $0.name == "graf1" },
+                "\(added.compactMap(\.name)); detections: \(seen.prefix(12)); states: \(states.prefix(5))")
         // Each where its poster hangs: centre within 8 cm, facing out of its wall within 5°.
         for anchor in added {
-            let poster = try #require(walk.posters.first { $0.name == anchor["name"] as? String })
-            let m = try #require(anchor["transform"] as? [Double])
+            let name = try #require(anchor.name)
+            let poster = try #require(walk.posters.first { $0.name == name })
+            let m = try #require(anchor.transform)
             let centre = poster.origin + poster.u / 2 + poster.v / 2
             let offset = SIMD3(m[3], m[7], m[11]) - centre
             #expect((offset * offset).sum().squareRoot() < 0.08, "\(poster.name): \(offset)")
@@ -49,13 +55,13 @@ import Waymark
         let b = try CLI.run(["process", sequence.path, "--references", scratch.path("posters.json"), "--load-map",
                              scratch.path("images.waymap"), "--output", scratch.path("b.jsonl"), "--quiet"])
         #expect(b.status == 0, "\(b.stderr)")
-        let frames = try InterruptionCLITests.records(scratch.path("b.jsonl")).filter { $0["type"] as? String == "frame" }
+        let frames = try CLI.processOutput(scratch.path("b.jsonl")).frames
         let back = try #require(frames.firstIndex {
-            (($0["events"] as? [[String: Any]]) ?? []).contains { $0["event"] as? String == "relocalized" && $0["anchor"] is Int }
+            ($0.events ?? []).contains { $0.event == "relocalized" && $0.anchor != nil }
         })
         #expect(back <= 3, "relocalized at frame \(back)")
-        #expect(frames[..<back].allSatisfy { $0["pose"] is NSNull })
-        let pose = try #require(frames[back]["pose"] as? [Double])
+        #expect(frames[..<back].allSatisfy { $0.pose == nil && $0.tracking != nil })
+        let pose = try #require(frames[back].pose)
         let truth = walk.frames[back].cameraToWorld.translation
         let offset = zip([pose[3], pose[7], pose[11]], truth).map { ($0 - $1) * ($0 - $1) }.reduce(0, +).squareRoot()
         #expect(offset < 0.1, "\(offset) m from the truth")

@@ -3,21 +3,12 @@ import TestData
 import Testing
 import TestSupport
 import Waymark
+import WaymarkRecords
 
 /// `waymark process` through interruptions, over 5 s of the walk-through's scan (320×240, 10 fps).
 @Suite struct InterruptionCLITests {
-    static func records(_ path: String) throws -> [[String: Any]] {
-        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
-            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
-        }
-    }
-
-    static func frame(_ records: [[String: Any]], _ index: Int) -> [String: Any]? {
-        records.first { $0["type"] as? String == "frame" && $0["index"] as? Int == index }
-    }
-
-    static func restored(_ record: [String: Any]?) -> [[String: Any]] {
-        ((record?["anchorEvents"] as? [[String: Any]]) ?? []).filter { $0["event"] as? String == "restored" }
+    static func restored(_ record: FrameRecord?) -> [AnchorRecord] {
+        (record?.anchorEvents ?? []).filter { $0.event == "restored" }
     }
 
     /// - A: a vase placed on frame 10 as a tap at pixel (160, 200) would; frames 30–32 dropped.
@@ -37,31 +28,34 @@ import Waymark
         let a = try CLI.run(["process", sequence.path, "--interrupt", "30:3", "--place", "vase:10:160,200", "--output",
                              scratch.path("a.jsonl"), "--quiet"])
         #expect(a.status == 0, "\(a.stderr)")
-        let recordsA = try Self.records(scratch.path("a.jsonl"))
+        let outputA = try CLI.processOutput(scratch.path("a.jsonl"))
         // The vase lands where that pixel's ray meets the room (the rendered depth says where), within 2 cm.
-        let vase = try #require(Self.frame(recordsA, 10)?["placed"] as? [String: Any])
-        #expect(vase["kind"] as? String == "named" && vase["name"] as? String == "vase")
-        let vaseID = try #require(vase["id"] as? Int)
-        let placedAt = try #require(vase["transform"] as? [Double])
+        let vase = try #require(outputA.frames.first { $0.index == 10 }?.placed?.first)
+        #expect(vase.kind == "named" && vase.name == "vase")
+        let vaseID = vase.id
+        let placedAt = try #require(vase.transform)
         let tapped = walk.frames[10]
         let z = Double(walk.render(tapped, color: false).depth[200 * walk.width + 160])
         let k = walk.intrinsics
         let seen = tapped.cameraToWorld.apply(SIMD3((160.5 - k.cx) / k.fx * z, (200.5 - k.cy) / k.fy * z, z))
         let miss = SIMD3(placedAt[3], placedAt[7], placedAt[11]) - seen
         #expect((miss * miss).sum().squareRoot() < 0.02, "\(miss)")
-        let interruption = try #require(recordsA.first { $0["type"] as? String == "interruption" })
-        #expect(interruption["index"] as? Int == 30)
-        let hidden = ((interruption["anchorEvents"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? Int }
+        #expect(outputA.interruptions.count == 1)
+        let interruption = try #require(outputA.interruptions.first)
+        #expect(interruption.index == 30)
+        #expect(interruption.events.map(\.cause) == ["paused"])
+        let hidden = interruption.anchorEvents.filter { $0.event == "hidden" }.map(\.id)
         #expect(hidden.count >= 2, "\(interruption)")
-        let resumed = try #require(Self.frame(recordsA, 33))
-        #expect((resumed["events"] as? [[String: Any]])?.contains { $0["event"] as? String == "relocalized" } == true, "\(resumed)")
-        #expect(Set(Self.restored(resumed).compactMap { $0["id"] as? Int }) == Set(hidden))
+        #expect(!outputA.frames.contains { (30..<33).contains($0.index) })
+        let resumed = try #require(outputA.frames.first { $0.index == 33 })
+        #expect(resumed.events?.contains { $0.event == "relocalized" } == true, "\(resumed)")
+        #expect(Set(Self.restored(resumed).map(\.id)) == Set(hidden))
         #expect(hidden.contains(vaseID))
         // It stays on the floor where it was put (the floor's estimate is refined meanwhile).
-        let restoredAt = try #require(Self.restored(resumed).first { $0["id"] as? Int == vaseID }?["transform"] as? [Double])
+        let restoredAt = try #require(Self.restored(resumed).first { $0.id == vaseID }?.transform)
         let moved = SIMD3(restoredAt[3] - placedAt[3], restoredAt[7] - placedAt[7], restoredAt[11] - placedAt[11])
         #expect((moved * moved).sum().squareRoot() < 0.005, "\(moved)")
-        let pose = try #require(resumed["pose"] as? [Double])
+        let pose = try #require(resumed.pose)
         let truth = walk.frames[33].cameraToWorld.translation
         let offset = zip([pose[3], pose[7], pose[11]], truth).map { ($0 - $1) * ($0 - $1) }.reduce(0, +).squareRoot()
         #expect(offset < 0.02, "\(offset) m")
@@ -74,11 +68,9 @@ import Waymark
         let b = try CLI.run(["process", sequence.path, "--interrupt", "0:33", "--load-map", saved, "--output",
                              scratch.path("b.jsonl"), "--quiet"])
         #expect(b.status == 0, "\(b.stderr)")
-        let resumedB = try #require(Self.frame(try Self.records(scratch.path("b.jsonl")), 33))
-        #expect(resumedB["pose"] as? [Double] == pose)
-        let byID = { (events: [[String: Any]]) in
-            Dictionary(uniqueKeysWithValues: events.map { ($0["id"] as! Int, $0["transform"] as! [Double]) })
-        }
+        let resumedB = try #require(try CLI.processOutput(scratch.path("b.jsonl")).frames.first { $0.index == 33 })
+        #expect(resumedB.pose == pose)
+        let byID = { (events: [AnchorRecord]) in Dictionary(uniqueKeysWithValues: events.map { ($0.id, $0.transform ?? []) }) }
         #expect(byID(Self.restored(resumedB)) == byID(Self.restored(resumed)))
         #expect(!Self.restored(resumedB).isEmpty)
 

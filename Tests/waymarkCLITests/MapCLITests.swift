@@ -3,6 +3,7 @@ import TestData
 import Testing
 import TestSupport
 import Waymark
+import WaymarkRecords
 
 @Suite struct MapCLITests {
     /// `map build` over 3 s of the walk-through, then `relocalize` a frame of it that is not a
@@ -17,29 +18,31 @@ import Waymark
         let map = scratch.path("room.waymap")
         let built = try CLI.run(["map", "build", sequence.path, "--output", map, "--quiet"])
         #expect(built.status == 0, "\(built.stderr)")
-        let summary = try #require(built.lines.first)
-        #expect(summary["poses"] as? String == "groundtruth" && summary["framesUsed"] as? Int == 30)
-        #expect((summary["keyframes"] as? Int ?? 0) >= 2 && (summary["anchors"] as? Int ?? 0) >= 2, "\(summary)")
+        let summary = try #require(try built.records(MapBuildRecord.self).first)
+        #expect(summary.schema == "waymark.map-build/1")
+        #expect(summary.poses == "groundtruth" && summary.framesUsed == 30 && summary.frames == 30 && summary.framesWithErrors == 0)
+        #expect(summary.keyframes >= 2 && summary.anchors >= 2, "\(summary)")
 
         let frame = walk.frames[27]
         let name = String(format: "%.6f", frame.timestamp + 1)
         let located = try CLI.run(["relocalize", "--map", map, sequence.appendingPathComponent("rgb/\(name).png").path,
                                    "--depth", sequence.appendingPathComponent("depth/\(name).png").path, "--depth-scale", "0.0002"])
         #expect(located.status == 0, "\(located.stderr)")
-        let answer = try #require(located.lines.first)
-        #expect(answer["relocalized"] as? Bool == true, "\(answer)")
-        let pose = try #require(answer["pose"] as? [Double])
+        let answer = try #require(try located.records(RelocalizeRecord.self).first)
+        #expect(answer.relocalized, "\(answer)")
+        let pose = try #require(answer.pose)
         #expect(pose.count == 16)
         let truth = frame.cameraToWorld.translation
         let offset = zip([pose[3], pose[7], pose[11]], truth).map { ($0 - $1) * ($0 - $1) }.reduce(0, +).squareRoot()
         #expect(offset < 0.02, "\(offset) m from the truth")
-        #expect((answer["inliers"] as? Int ?? 0) >= 50 && answer["keyframe"] is Int)
+        #expect(answer.inliers >= 50 && answer.keyframe != nil)
 
         if let office = SharedDatasets.path("tum_fr3_office_frames/rgb") {
             let file = try #require(try FileManager.default.contentsOfDirectory(atPath: office).sorted().first { $0.hasSuffix(".png") })
             let elsewhere = try CLI.run(["relocalize", "--map", map, "\(office)/\(file)", "--intrinsics", "535.4,539.2,320.6,248.1"])
             #expect(elsewhere.status == 0, "\(elsewhere.stderr)")
-            #expect(elsewhere.lines.first?["relocalized"] as? Bool == false && elsewhere.lines.first?["pose"] == nil)
+            let refused = try #require(try elsewhere.records(RelocalizeRecord.self).first)
+            #expect(!refused.relocalized && refused.pose == nil)
             // The map's camera is 320×240: another size needs intrinsics.
             let noIntrinsics = try CLI.run(["relocalize", "--map", map, "\(office)/\(file)"])
             #expect(noIntrinsics.status == 64 && noIntrinsics.stderr.contains("--intrinsics"))

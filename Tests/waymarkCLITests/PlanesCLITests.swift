@@ -3,6 +3,7 @@ import TestData
 import Testing
 import TestSupport
 import Waymark
+import WaymarkRecords
 
 @Suite struct PlanesCLITests {
     @Test(.enabled(if: SharedDatasets.has("pcl_pointclouds/mOSD/test16_depth_mm.png", "pcl_pointclouds/sac_plane_test.pcd")))
@@ -15,22 +16,22 @@ import Waymark
             "--overlay", scratch.path("overlay"),
         ])
         #expect(result.status == 0, "\(result.stderr)")
-        let lines = result.lines
+        let lines = try result.records(PlanesRecord.self)
         try #require(lines.count == 2)
-        #expect(lines.map { $0["input"] as? String } == [depth, cloud])
-        let planes = try #require(lines[0]["planes"] as? [[String: Any]])
+        #expect(lines.map(\.input) == [depth, cloud])
+        #expect(lines.allSatisfy { $0.schema == "waymark.planes/1" })
+        let planes = try #require(lines[0].planes)
         #expect(planes.count >= 3)
-        #expect(planes.map { $0["id"] as? Int } == Array(1...planes.count))
+        #expect(planes.map(\.id) == Array(1...planes.count))
         let first = planes[0]
-        let normal = try #require(first["normal"] as? [Double])
-        #expect(abs(normal.map { $0 * $0 }.reduce(0, +) - 1) < 1e-6)
-        #expect((first["polygon"] as? [[Double]])?.count ?? 0 >= 3)
-        #expect(["horizontal-up", "horizontal-down", "vertical", "other"].contains(first["alignment"] as? String))
+        #expect(abs(first.normal.map { $0 * $0 }.reduce(0, +) - 1) < 1e-6)
+        #expect(first.polygon.count >= 3)
+        #expect(["horizontal-up", "horizontal-down", "vertical", "other"].contains(first.alignment))
         // The label image: 16-bit, the input's size, labels 0...count, label 1 has the first plane's inliers.
         let labels = try Raster(contentsOf: scratch.path("labels/test16_depth_mm.png"))
         #expect(labels.kind == .uint16 && labels.width == 640 && labels.height == 480)
         #expect(Int(labels.values.max() ?? 0) == planes.count)
-        #expect(labels.values.filter { $0 == 1 }.count == first["inliers"] as? Int)
+        #expect(labels.values.filter { $0 == 1 }.count == first.inliers)
         let overlay = try Image(contentsOf: scratch.path("overlay/test16_depth_mm.png"), gray: false)
         #expect(overlay.width == 640 && overlay.height == 480)
     }
@@ -39,7 +40,7 @@ import Waymark
         let depth = try #require(SharedDatasets.path("pcl_pointclouds/mOSD/learn0_depth_mm.png"))
         func alignment(_ extra: [String]) throws -> String? {
             let result = try CLI.run(["planes", depth, "--intrinsics", "525,525,320,240"] + extra)
-            return ((result.lines.first?["planes"] as? [[String: Any]])?.first?["alignment"]) as? String
+            return try result.records(PlanesRecord.self).first?.planes?.first?.alignment
         }
         // The camera looks down at the table at about 37°: with the camera's down as gravity the
         // table is tilted; with the true down (the table's normal reversed) it faces up.
@@ -72,7 +73,7 @@ import Waymark
             let result = try CLI.run(["planes", input] + intrinsics)
             #expect(result.status == status, "\(input): \(result.stderr)")
             #expect(result.stderr.contains(message), "\(result.stderr)")
-            #expect((result.lines.first?["error"] as? String)?.contains(message) == true)
+            #expect(try result.records(PlanesRecord.self).first?.error?.contains(message) == true)
         }
     }
 
@@ -84,8 +85,9 @@ import Waymark
         let good = try #require(SharedDatasets.path("pcl_pointclouds/sac_plane_test.pcd"))
         let mixed = try CLI.run(["planes", scratch.path("short.ply"), good, "--tolerance", "0.03"])
         #expect(mixed.status == 65)
-        #expect(mixed.lines.count == 2)
-        #expect((mixed.lines.last?["planes"] as? [[String: Any]])?.first?["inliers"] as? Int ?? 0 > 2000)
+        let lines = try mixed.records(PlanesRecord.self)
+        #expect(lines.count == 2 && lines[0].error != nil)
+        #expect(lines.last?.planes?.first?.inliers ?? 0 > 2000)
         let badTolerance = try CLI.run(["planes", good, "--tolerance", "-1"])
         #expect(badTolerance.status == 64)
     }

@@ -3,6 +3,7 @@ import TestData
 import Testing
 import TestSupport
 import Waymark
+import WaymarkRecords
 
 @Suite struct SequenceCLITests {
     @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func aWalkThroughGivesPlaneEventsPerFrameAndOneAnchorPerSurface() throws {
@@ -13,27 +14,23 @@ import Waymark
         let output = scratch.path("out.jsonl")
         let result = try CLI.run(["process", scratch.path("walk"), "--output", output, "--quiet"])
         #expect(result.status == 0, "\(result.stderr)")
-        let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").map {
-            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
-        }
-        let header = lines.first!
-        let sequence = try #require(header["sequence"] as? [String: Any])
-        #expect(sequence["layout"] as? String == "tum" && sequence["poses"] as? String == "groundtruth")
-        #expect(sequence["frameCount"] as? Int == walk.frames.count)
-        let frames = lines.filter { $0["type"] as? String == "frame" }
+        let records = try CLI.processOutput(output)
+        let source = records.header.source
+        #expect(source.kind == "tum_rgbd" && source.poses == "groundtruth" && source.hasColor && source.hasDepth)
+        #expect(source.frameCount == walk.frames.count)
+        let frames = records.frames
         #expect(frames.count == walk.frames.count)
-        let events = frames.flatMap { ($0["planeEvents"] as? [[String: Any]]) ?? [] }
-        let added = Set(events.filter { $0["event"] as? String == "added" }.compactMap { $0["id"] as? Int })
-        let merged = Set(events.filter { $0["event"] as? String == "merged" }.compactMap { $0["id"] as? Int })
-        let summary = try #require(lines.last)
-        let finalPlanes = try #require(summary["planes"] as? [[String: Any]])
+        let events = frames.flatMap { $0.planeEvents ?? [] }
+        let added = Set(events.filter { $0.event == "added" }.map(\.id))
+        let merged = Set(events.filter { $0.event == "merged" }.map(\.id))
+        let finalPlanes = try #require(records.summary?.planes)
         // Every anchor that was added is in the summary unless it was merged away.
-        #expect(Set(finalPlanes.compactMap { $0["id"] as? Int }) == added.subtracting(merged))
+        #expect(Set(finalPlanes.map(\.id)) == added.subtracting(merged))
         // The room's floor and the table are among them, named as such.
-        let kinds = finalPlanes.compactMap { $0["classification"] as? String }
+        let kinds = finalPlanes.map(\.classification)
         #expect(kinds.contains("floor") && kinds.contains("table") && kinds.contains("wall"), "\(kinds)")
         // Timestamps jump over the interruption.
-        let stamps = frames.compactMap { $0["timestamp"] as? Double }
+        let stamps = frames.map(\.timestamp)
         #expect(zip(stamps, stamps.dropFirst()).contains { $1 - $0 > 3 })
     }
 
@@ -50,7 +47,8 @@ import Waymark
         let result = try CLI.run(["process", sequence.path, "--trajectory", trajectoryPath, "--quiet",
                                   "--gravity", "\(down.x),\(down.y),\(down.z)"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect((result.lines.first?["sequence"] as? [String: Any])?["poses"] as? String == "odometry")
+        let records = try ProcessOutput(result.stdout)
+        #expect(records.header.source.poses == "odometry")
         let estimate = try Trajectory(tumFile: trajectoryPath)
         #expect(estimate.samples.count == 30)
         // The truth, in the first camera's world.
@@ -63,8 +61,8 @@ import Waymark
         // As the library's odometry test: under 2 cm RMSE over these 3 s.
         #expect(drift.rmse < 0.02, "\(drift.rmse)")
         // Planes were anchored in that world, and with gravity given the floor is named.
-        let planes = try #require(result.lines.last?["planes"] as? [[String: Any]])
-        #expect(planes.contains { ($0["classification"] as? String) == "floor" }, "\(planes.map { $0["classification"] ?? "" })")
+        let planes = try #require(records.summary?.planes)
+        #expect(planes.contains { $0.classification == "floor" }, "\(planes.map(\.classification))")
     }
 
     @Test func aSequenceWithoutIntrinsicsIsAUsageError() throws {
@@ -89,11 +87,12 @@ import Waymark
             .write(to: folder.appendingPathComponent("depth.txt"))
         let result = try CLI.run(["process", folder.path, "--intrinsics", "50,50,32,24"])
         #expect(result.status == 66, "\(result.stderr)")
-        let frames = result.lines.filter { $0["type"] as? String == "frame" }
+        let records = try ProcessOutput(result.stdout)
+        let frames = records.frames
         #expect(frames.count == 3)
-        #expect((frames[1]["error"] as? String)?.contains("missing.png") == true)
-        #expect((frames[2]["planes"] as? [[String: Any]])?.count == 1)
-        #expect(result.lines.last?["complete"] as? Bool == false)
+        #expect(frames[1].error?.contains("missing.png") == true && frames[1].pose == nil)
+        #expect(frames[2].planes?.count == 1)
+        #expect(records.summary?.complete == false && records.summary?.framesWithErrors == 1)
 
         try Data("1.0 0 0 0 0 0 0\n".utf8).write(to: folder.appendingPathComponent("groundtruth.txt"))
         let badPoses = try CLI.run(["process", folder.path, "--intrinsics", "50,50,32,24"])

@@ -1,5 +1,4 @@
 import WaymarkCore
-import WaymarkVision
 
 /// A depth map in metres, row-major; 0 marks a pixel without a measurement.
 public struct DepthImage: Sendable {

@@ -1,0 +1,192 @@
+import Foundation
+import WaymarkCore
+import WaymarkVision
+
+/// An RGB-D recording on disk, in one of two layouts:
+/// - TUM RGB-D: `depth.txt` and optional `rgb.txt` ("timestamp path" lines, # comments),
+///   optional `groundtruth.txt` ("timestamp tx ty tz qx qy qz qw", camera-to-world). With
+///   colour, a frame is a depth image and the colour image paired with it by
+///   `TimestampAssociation` (as TUM's associate.py pairs them); a depth image without a partner
+///   is left out, and `info.notes` says how many.
+/// - A plain folder: `depth/` and optional `rgb/` (or `color/`) with matching file names, in
+///   name order, `framesPerSecond` apart; optional `groundtruth.txt` as above, timestamps in
+///   seconds from the first frame. With colour, a depth image without one is left out.
+///
+/// Either may hold `intrinsics.txt` ("fx fy cx cy" in pixels, pixel centres at +0.5). Recorded
+/// poses (groundtruth.txt, or `FrameSourceOptions.posesFile`) are paired with frames by
+/// `TimestampAssociation` too; a frame without a pose within the tolerance has none.
+public final class RGBDRecordingSource: FileFrameSource {
+    public enum Layout: String, Sendable { case tum, folder }
+
+    /// One frame's files and pose.
+    public struct FrameFiles: Sendable {
+        public var timestamp: Double
+        public var colorPath: String?
+        public var depthPath: String
+        public var cameraToWorld: RigidTransform?
+    }
+
+    public let info: FrameSourceInfo
+    public let layout: Layout
+    public let frames: [FrameFiles]
+    private let decodesColor: Bool
+    private var index = 0
+
+    /// A folder with `depth.txt` (TUM) or a `depth/` folder.
+    public static func accepts(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return false }
+        return manager.fileExists(atPath: path + "/depth.txt") || manager.fileExists(atPath: path + "/depth")
+    }
+
+    public init(path folder: String, options: FrameSourceOptions) throws(WaymarkError) {
+        guard Self.accepts(folder) else {
+            throw WaymarkError(.missingInput, "\(folder) is not an RGB-D recording: it needs depth.txt (TUM) or a depth/ folder")
+        }
+        try options.checkFramesPerSecond()
+        let manager = FileManager.default
+        var notes: [String] = []
+        var files: [FrameFiles]
+        let hasColor: Bool
+        if manager.fileExists(atPath: folder + "/depth.txt") {
+            layout = .tum
+            let depth = try Self.readList(folder + "/depth.txt")
+            if manager.fileExists(atPath: folder + "/rgb.txt") {
+                let color = try Self.readList(folder + "/rgb.txt")
+                let pairs = TimestampAssociation.pairs(depth.map(\.timestamp), color.map(\.timestamp),
+                                                       tolerance: options.associationTolerance)
+                files = pairs.map { d, c in
+                    FrameFiles(timestamp: depth[d].timestamp, colorPath: folder + "/" + color[c].path,
+                               depthPath: folder + "/" + depth[d].path)
+                }
+                hasColor = true
+                if pairs.count < depth.count {
+                    notes.append("\(depth.count - pairs.count) of \(depth.count) depth images have no colour image within "
+                                 + "\(Self.milliseconds(options.associationTolerance)) and are left out")
+                }
+            } else {
+                files = depth.map { FrameFiles(timestamp: $0.timestamp, depthPath: folder + "/" + $0.path) }
+                hasColor = false
+            }
+        } else {
+            layout = .folder
+            let colorFolder = ["rgb", "color"].first { manager.fileExists(atPath: folder + "/" + $0) }
+            let colors = Dictionary(
+                (colorFolder.flatMap { try? manager.contentsOfDirectory(atPath: folder + "/" + $0) } ?? []).map {
+                    (($0 as NSString).deletingPathExtension, $0)
+                }, uniquingKeysWith: min)
+            let names = ((try? manager.contentsOfDirectory(atPath: folder + "/depth")) ?? []).filter {
+                ["png", "tif", "tiff", "pfm"].contains(($0 as NSString).pathExtension.lowercased())
+            }.sorted()
+            files = names.enumerated().compactMap { position, name in
+                let color = colors[(name as NSString).deletingPathExtension].map { folder + "/\(colorFolder!)/" + $0 }
+                guard color != nil || colorFolder == nil else { return nil }
+                return FrameFiles(timestamp: Double(position) / options.framesPerSecond, colorPath: color,
+                                  depthPath: folder + "/depth/" + name)
+            }
+            hasColor = colorFolder != nil
+            if files.count < names.count {
+                notes.append("\(names.count - files.count) of \(names.count) depth images have no colour image of the same name and are left out")
+            }
+        }
+        guard let first = files.first else {
+            throw WaymarkError(.badData, hasColor ? "\(folder) has no depth image with a colour image" : "\(folder) has no depth images")
+        }
+        let poses = try Self.recordedPoses(folder: folder, options: options, timestamps: files.map(\.timestamp))
+        if let poses {
+            for (k, pose) in poses.poses.enumerated() { files[k].cameraToWorld = pose }
+        }
+        let size = try DepthImage(contentsOf: first.depthPath, scale: nil)
+        let depthScale = options.depthScale ?? (layout == .tum ? 1 / 5000 : nil)
+        var intrinsics = options.intrinsics
+        if intrinsics == nil { intrinsics = try Self.readIntrinsics(folder + "/intrinsics.txt") }
+        info = FrameSourceInfo(
+            kind: layout == .tum ? "tum_rgbd" : "rgbd_folder", path: folder, width: size.width, height: size.height,
+            framesPerSecond: Self.framesPerSecond(files.map(\.timestamp)), frameCount: files.count, hasColor: hasColor,
+            hasDepth: true, depthScale: depthScale, recordedPoses: poses?.origin,
+            intrinsics: intrinsics, notes: notes)
+        frames = files
+        decodesColor = options.decodesColor
+    }
+
+    /// Reads the frame's depth and colour; a frame whose files are missing, unreadable or of
+    /// another size comes back with its error.
+    public func next() throws(WaymarkError) -> InputFrame? {
+        guard index < frames.count else { return nil }
+        defer { index += 1 }
+        let files = frames[index]
+        var frame = InputFrame(index: index, timestamp: files.timestamp, recordedPose: files.cameraToWorld,
+                               intrinsics: info.intrinsics)
+        do throws(WaymarkError) {
+            let depth = try DepthImage(contentsOf: files.depthPath, scale: info.depthScale)
+            guard depth.width == info.width, depth.height == info.height else {
+                throw WaymarkError(.badData, "\(files.depthPath) is \(depth.width)×\(depth.height), but the recording's first frame is \(info.width)×\(info.height)")
+            }
+            frame.depth = depth
+            if let path = files.colorPath {
+                let image = try Image(contentsOf: path, gray: !decodesColor)
+                guard image.width == depth.width, image.height == depth.height else {
+                    throw WaymarkError(.badData, "\(path) is \(image.width)×\(image.height) but its depth is \(depth.width)×\(depth.height)")
+                }
+                if decodesColor { frame.color = image } else { frame.gray = image }
+            }
+            return frame
+        } catch {
+            return .failed(index: index, timestamp: files.timestamp, error)
+        }
+    }
+
+    private static func milliseconds(_ seconds: Double) -> String { "\(Int((seconds * 1000).rounded())) ms" }
+
+    /// The poses of `posesFile`, else of groundtruth.txt, one per frame (nil where none is
+    /// within the tolerance); nil when there is neither file.
+    private static func recordedPoses(folder: String, options: FrameSourceOptions, timestamps: [Double])
+        throws(WaymarkError) -> (origin: RecordedPoseOrigin, poses: [RigidTransform?])?
+    {
+        let origin: RecordedPoseOrigin
+        let path: String
+        if let file = options.posesFile {
+            (origin, path) = (.file, file)
+        } else if FileManager.default.fileExists(atPath: folder + "/groundtruth.txt") {
+            (origin, path) = (.groundtruth, folder + "/groundtruth.txt")
+        } else {
+            return nil
+        }
+        let samples = try Trajectory(tumFile: path).samples
+        let partners = TimestampAssociation.partners(of: timestamps, in: samples.map(\.timestamp),
+                                                     tolerance: options.associationTolerance)
+        guard partners.contains(where: { $0 != nil }) else {
+            throw WaymarkError(.badData, "\(path) has no pose within \(milliseconds(options.associationTolerance)) of any frame of \(folder)")
+        }
+        return (origin, partners.map { $0.map { samples[$0].pose } })
+    }
+
+    /// "timestamp path" rows, sorted by time; a timestamp that is not a finite number, or one
+    /// that repeats, is refused.
+    private static func readList(_ path: String) throws(WaymarkError) -> [(timestamp: Double, path: String)] {
+        let entries = try TextRows.read(path).enumerated().map { (number, words) throws(WaymarkError) in
+            guard words.count >= 2, let t = Double(words[0]), t.isFinite else {
+                throw WaymarkError(.badData, "\(path), line \(number + 1): expected 'timestamp filename'")
+            }
+            return (timestamp: t, path: String(words[1]))
+        }.sorted { $0.timestamp < $1.timestamp }
+        if let repeated = zip(entries, entries.dropFirst()).first(where: { $0.timestamp == $1.timestamp }) {
+            throw WaymarkError(.badData, "\(path): timestamp \(repeated.0.timestamp) appears twice")
+        }
+        return entries
+    }
+
+    private static func readIntrinsics(_ path: String) throws(WaymarkError) -> Intrinsics? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let values = try TextRows.read(path).joined().compactMap { Double($0) }
+        guard values.count == 4 else { throw WaymarkError(.badData, "\(path): expected 'fx fy cx cy'") }
+        return try Intrinsics(parsing: values.map { String($0) }.joined(separator: ","))
+    }
+
+    /// From the median frame interval (gaps aside); 30 for a single frame.
+    private static func framesPerSecond(_ timestamps: [Double]) -> Double {
+        let steps = zip(timestamps, timestamps.dropFirst()).map { $1 - $0 }.filter { $0 > 0 }.sorted()
+        return steps.isEmpty ? 30 : 1 / steps[steps.count / 2]
+    }
+}

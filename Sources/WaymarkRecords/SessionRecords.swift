@@ -1,0 +1,87 @@
+import Waymark
+
+/// The coaching message on screen.
+public struct CoachingRecord: Codable, Sendable {
+    public var code: String
+    public var text: String
+    public var language: String
+
+    public init(_ message: CoachingMessage) {
+        code = message.code.rawValue
+        text = message.text
+        language = message.language.rawValue
+    }
+}
+
+/// The camera's tracking state and, when limited, why.
+public struct TrackingStateRecord: Codable, Sendable {
+    public var state: String
+    public var reason: String?
+
+    public init(_ state: TrackingState) {
+        self.state = state.name
+        reason = state.reason?.rawValue
+    }
+}
+
+/// One of the session's tracking events.
+public struct TrackingEventRecord: Codable, Sendable {
+    /// interrupted, relocalized, relocalization_cancelled, reset, keyframe_added.
+    public var event: String
+    /// interrupted: gap, tracking_lost or paused.
+    public var cause: String?
+    public var keyframe: Int?
+    public var inliers: Int?
+    /// relocalized on an image anchor: its id.
+    public var anchor: Int?
+
+    public init(_ event: TrackingEvent) {
+        switch event {
+        case .interrupted(let cause): (self.event, self.cause) = ("interrupted", cause.rawValue)
+        case .relocalized(let keyframe, let inliers): (self.event, self.keyframe, self.inliers) = ("relocalized", keyframe, inliers)
+        case .relocalizedOnAnchor(let id): (self.event, anchor) = ("relocalized", id)
+        case .relocalizationCancelled: self.event = "relocalization_cancelled"
+        case .reset: self.event = "reset"
+        case .keyframeAdded(let id): (self.event, keyframe) = ("keyframe_added", id)
+        }
+    }
+}
+
+/// A world anchor, or what happened to one: added, hidden, restored, removed, or present (the
+/// summary's).
+public struct AnchorRecord: Codable, Sendable {
+    public var event: String
+    public var id: Int
+    /// plane, image or named; absent for hidden and removed.
+    public var kind: String?
+    public var name: String?
+    /// Anchor-to-world 4×4, row-major.
+    public var transform: [Double]?
+    public var extent: [Double]?
+
+    public init(event: String, id: Int, kind: String? = nil, name: String? = nil, transform: [Double]? = nil,
+                extent: [Double]? = nil)
+    {
+        (self.event, self.id, self.kind, self.name, self.transform, self.extent) = (event, id, kind, name, transform, extent)
+    }
+
+    public init(_ anchor: WorldAnchor, event: String) {
+        self.init(event: event, id: anchor.id, kind: anchor.kind.rawValue, name: anchor.name,
+                  transform: anchor.transform.record, extent: [anchor.extent.x, anchor.extent.y])
+    }
+
+    public init(_ event: AnchorEvent) {
+        switch event {
+        case .added(let anchor): self.init(anchor, event: "added")
+        case .restored(let anchor): self.init(anchor, event: "restored")
+        case .hidden(let id): self.init(event: "hidden", id: id)
+        case .removed(let id): self.init(event: "removed", id: id)
+        }
+    }
+}
+
+/// A relocalization attempt on this frame.
+public struct RelocalizationRecord: Codable, Sendable {
+    public var reason: String
+    public var inliers: Int
+}
