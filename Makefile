@@ -12,7 +12,7 @@ OPEN3D := open3d-cpu==0.20.0
 PC_DIR := /usr/local/lib/pkgconfig
 OUT := out
 
-.PHONY: setup test-setup bench-setup build demo test bench clean
+.PHONY: setup test-setup bench-setup build demo test tsan bench clean
 
 # Debian packages, then Waymark's own pkg-config file (CSupport/pkgconfig/waymark-opencv.pc),
 # which links only the OpenCV modules the shim uses.
@@ -38,6 +38,14 @@ test-setup: setup
 test: test-setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# The session's two threads share the Session object (see Session.process), so ThreadSanitizer
+# checks what the compiler cannot: the tests that run sessions and trackers, in their own build.
+TSAN_BUILD := .build/tsan
+tsan: test-setup
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path $(TSAN_BUILD)
+	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --sanitize=thread --scratch-path $(TSAN_BUILD) \
+		--filter 'WaymarkTests|WorldTrackerTests'
 
 bench-setup: setup
 	@dpkg -s $(BENCH_PACKAGES) >/dev/null 2>&1 || \

@@ -56,8 +56,8 @@ extension Session {
     private func offscreenTarget(seenFrom pose: RigidTransform) -> (name: String, direction: OffscreenDirection)? {
         guard let intrinsics = input.intrinsics else { return nil }
         // Not `anchors`: building every plane anchor each frame for this would be waste.
-        let placed = (loadedAnchors.filter { $0.kind == .named } + placedAnchors).max { $0.id < $1.id }
-        guard let target = placed ?? imageAnchors.last else { return nil }
+        let placed = (registry.loaded.filter { $0.kind == .named } + registry.named).max { $0.id < $1.id }
+        guard let target = placed ?? registry.images.last else { return nil }
         // An image anchor's origin is the picture's corner; its centre is half its size away.
         let centre = target.kind == .image ? SIMD3(target.extent.x / 2, target.extent.y / 2, 0) : SIMD3<Double>()
         let inCamera = pose.applyInverse(target.transform.apply(centre))

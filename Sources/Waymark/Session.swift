@@ -10,21 +10,16 @@ public final class Session {
     public let input: SessionInput
     /// What the configuration cannot do with this input (checked before the first frame).
     public let support: SessionSupport
-    /// nil when the input has neither depth nor recorded poses (a video).
-    public let tracker: WorldTracker?
-    public private(set) var planes: PlaneMap
+    /// nil when the input has neither depth nor recorded poses (a video). Private: resetting or
+    /// pausing it behind the session's back would leave the anchors out of step.
+    private let tracker: WorldTracker?
     private let imageTracker: ImageTracker?
     private let planeDetector: PlaneDetector?
     private var coach: Coach
     let meter = FrameMeter()
-    /// Anchors of a loaded map: restored as stored when the camera is found in its world.
-    private(set) var loadedAnchors: [WorldAnchor]
-    /// Reference images this session placed in the world (the first pose they were seen at).
-    private(set) var imageAnchors: [WorldAnchor] = []
+    private(set) var registry: AnchorRegistry
     /// Physical width and height, metres, of the references that have a physical width.
     let imageExtents: [String: SIMD2<Double>]
-    /// The anchor id of each object placed on the planes (`PlacedObject.id` → anchor id).
-    var namedAnchorIDs: [Int: Int] = [:]
     /// The sharpest each reference has been seen (its region's Laplacian variance).
     var sharpestSeen: [String: Double] = [:]
     var lastPose: RigidTransform?
@@ -58,10 +53,7 @@ public final class Session {
             ? WorldTracker(intrinsics: input.intrinsics ?? Intrinsics(fx: 1, fy: 1, cx: 0, cy: 0), options: trackingOptions,
                            map: configuration.worldMap)
             : nil
-        loadedAnchors = configuration.worldMap?.anchors ?? []
-        var planeOptions = configuration.planeMap
-        planeOptions.firstID = (loadedAnchors.map(\.id).max() ?? 0) + 1
-        planes = PlaneMap(options: planeOptions)
+        registry = AnchorRegistry(planeOptions: configuration.planeMap, loaded: configuration.worldMap?.anchors ?? [])
         planeDetector = input.hasDepth && !configuration.surfaces.isEmpty ? try PlaneDetector() : nil
         imageTracker = configuration.references.isEmpty
             ? nil : ImageTracker(references: configuration.references, options: configuration.imageTracking)
@@ -75,34 +67,25 @@ public final class Session {
     public var keyframeCount: Int { tracker?.map.keyframes.count ?? 0 }
 
     /// Every anchor of the session, in the world.
-    public var anchors: [WorldAnchor] {
-        loadedAnchors + imageAnchors + planes.anchors.map(WorldAnchor.init(plane:)) + placedAnchors
-    }
+    public var anchors: [WorldAnchor] { registry.all }
 
-    /// The named anchors of objects placed in this session.
-    var placedAnchors: [WorldAnchor] {
-        planes.objects.compactMap { object in
-            namedAnchorIDs[object.id].map { WorldAnchor(named: object, id: $0, on: object.anchorID.flatMap(planes.anchor(id:))) }
-        }
-    }
+    /// The plane anchors and the objects placed on them.
+    public var planes: PlaneMap { registry.planes }
 
-    /// The world map with every anchor, to save (`WorldMap.write`); nil without tracking.
+    /// A snapshot of the world map with every anchor, to save (`WorldMap.write`); nil without
+    /// tracking.
     public var worldMap: WorldMap? {
-        guard let tracker else { return nil }
-        tracker.map.anchors = anchors
-        return tracker.map
+        guard var snapshot = tracker?.map else { return nil }
+        snapshot.anchors = anchors
+        return snapshot
     }
 
     /// Places a named anchor where the ray through `pixel` of the last frame meets the
     /// surfaces (as a person taps the screen); nil when the camera's pose is unknown or the ray
     /// meets nothing.
     public func place(_ name: String, pixel: SIMD2<Double>) -> WorldAnchor? {
-        guard let pose = lastPose, let intrinsics = input.intrinsics,
-            let object = planes.place(name, along: Ray(pixel: pixel, intrinsics: intrinsics, cameraToWorld: pose))
-        else { return nil }
-        let id = planes.reserveIdentifier()
-        namedAnchorIDs[object.id] = id
-        return WorldAnchor(named: object, id: id, on: object.anchorID.flatMap(planes.anchor(id:)))
+        guard let pose = lastPose, let intrinsics = input.intrinsics else { return nil }
+        return registry.place(name, along: Ray(pixel: pixel, intrinsics: intrinsics, cameraToWorld: pose))
     }
 
     /// An interruption the caller knows of (dropped frames, the app paused): its tracking
@@ -128,6 +111,12 @@ public final class Session {
         // Two steps on two threads. First the frame's features beside the odometry; the
         // signals and the surfaces (seen from the pose tracking expects) go with whichever is
         // lighter. Then image detection with those features, beside tracking and anchoring.
+        // What keeps the two sides apart (the closures share `self`, which the compiler cannot
+        // split, so this is checked by a ThreadSanitizer run of the session tests, `make tsan`):
+        // the first side touches only the image tracker and the frame meter (the meter on one
+        // side only: whichever is lighter) and reads immutable options; the second alone
+        // touches the tracker, the anchor registry, the plane detector, the coach and the
+        // counters. Both only read the frame, which neither changes.
         let odometry = tracker?.usesOdometry(trackingFrame) ?? false
         let (found, beside) = runConcurrently(
             { () -> (features: SharedFeatures, measured: FrameMeasurement?) in
@@ -214,7 +203,7 @@ public final class Session {
         guard let pose else {
             return Surfaces(found: detection.planes, anchorIDs: [Int?](repeating: nil, count: detection.planes.count))
         }
-        let integrated = planes.integrate(detection, cameraToWorld: pose)
+        let integrated = registry.integrate(detection, cameraToWorld: pose)
         return Surfaces(found: detection.planes, anchorIDs: integrated.anchorIDs, events: integrated.events)
     }
 
@@ -224,7 +213,7 @@ public final class Session {
                             replacing update: TrackingUpdate) -> TrackingUpdate
     {
         for detection in detections where Self.isPlaceable(detection) {
-            guard let anchor = imageAnchor(named: detection.name),
+            guard let anchor = registry.image(named: detection.name),
                 let adopted = tracker.adopt(anchor.transform * detection.pose!.inverse, for: frame, anchor: anchor.id,
                                             replacing: update)
             else { continue }
@@ -240,12 +229,9 @@ public final class Session {
     /// Reference images of known size seen for the first time become image anchors.
     private func anchorImages(_ detections: [ImageDetection], cameraToWorld pose: RigidTransform) -> [AnchorEvent] {
         var events: [AnchorEvent] = []
-        for detection in detections where Self.isPlaceable(detection) && imageAnchor(named: detection.name) == nil {
+        for detection in detections where Self.isPlaceable(detection) && registry.image(named: detection.name) == nil {
             guard let extent = imageExtents[detection.name] else { continue }
-            let anchor = WorldAnchor(id: planes.reserveIdentifier(), kind: .image, name: detection.name,
-                                     transform: pose * detection.pose!, extent: extent)
-            imageAnchors.append(anchor)
-            events.append(.added(anchor))
+            events.append(.added(registry.addImage(named: detection.name, transform: pose * detection.pose!, extent: extent)))
         }
         return events
     }
@@ -263,11 +249,8 @@ public final class Session {
                 out += anchors.map { .restored($0) }
             case .reset:
                 out += anchors.map { .removed($0.id) }
-                loadedAnchors = []
-                imageAnchors = []
-                namedAnchorIDs = [:]
+                registry.removeAll()
                 sharpestSeen = [:]
-                _ = planes.reset()
                 coach.reset()
             case .relocalizationCancelled, .keyframeAdded:
                 break
@@ -276,7 +259,4 @@ public final class Session {
         return out
     }
 
-    private func imageAnchor(named name: String) -> WorldAnchor? {
-        (loadedAnchors + imageAnchors).first { $0.kind == .image && $0.name == name }
-    }
 }

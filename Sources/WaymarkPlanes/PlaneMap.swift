@@ -39,9 +39,6 @@ public struct PlaneMapOptions: Sendable, Equatable {
     /// Gravity in world coordinates (world y up).
     public var down = SIMD3<Double>(0, -1, 0)
     public var alignmentToleranceDegrees = 10.0
-    /// The first anchor's id; later ones count up. Above the ids of anchors kept elsewhere (a
-    /// loaded world map's) so the two never clash.
-    public var firstID = 1
 
     public init() {}
 }
@@ -57,7 +54,6 @@ public struct PlaneMap: Sendable {
     public private(set) var candidates: [PlaneAnchor] = []
     /// Objects placed with `place(_:along:)`.
     public internal(set) var objects: [PlacedObject] = []
-    private var nextID = 1
     private var frame = -1
 
     /// `options.down` may have any length (not zero); the map keeps it as a unit vector.
@@ -66,7 +62,6 @@ public struct PlaneMap: Sendable {
         var options = options
         options.down = normalize(options.down)
         self.options = options
-        nextID = options.firstID
     }
 
     /// What one frame changed.
@@ -77,8 +72,11 @@ public struct PlaneMap: Sendable {
         public var anchorIDs: [Int?]
     }
 
-    /// Adds one frame's planes, seen from `cameraToWorld`.
-    public mutating func integrate(_ detection: PlaneDetection, cameraToWorld: RigidTransform) -> Update {
+    /// Adds one frame's planes, seen from `cameraToWorld`; a new anchor takes its identifier
+    /// from `identifiers`, which the world's other anchors share.
+    public mutating func integrate(_ detection: PlaneDetection, cameraToWorld: RigidTransform,
+                                   identifiers: inout AnchorIdentifiers) -> Update
+    {
         frame += 1
         let camera = cameraToWorld.translationVector
         var events: [PlaneEvent] = []
@@ -117,8 +115,7 @@ public struct PlaneMap: Sendable {
             let removed = Set(matches)
             all = all.indices.filter { !removed.contains($0) }.map { all[$0] }
             if survivor.id == 0, survivor.observations >= options.establishingObservations {
-                survivor.id = nextID
-                nextID += 1
+                survivor.id = identifiers.take()
                 events.append(.added(id: survivor.id))
             } else if survivor.id != 0 {
                 touched.insert(survivor.id)
@@ -154,12 +151,6 @@ public struct PlaneMap: Sendable {
     }
 
     public func anchor(id: Int) -> PlaneAnchor? { anchors.first { $0.id == id } }
-
-    /// An identifier no plane anchor will take, for an anchor of another kind kept beside them.
-    public mutating func reserveIdentifier() -> Int {
-        defer { nextID += 1 }
-        return nextID
-    }
 
     private func makeSurface(_ moments: PointMoments, outline: [SIMD3<Double>], viewpoint: SIMD3<Double>) -> DetectedPlane? {
         PlaneOutline.make(inliers: moments, boundaryPoints: outline, down: options.down,

@@ -15,7 +15,7 @@ extension WorldMap {
     }
 
     /// Foreign, other-version, truncated, corrupt and malformed files are errors that say which.
-    public convenience init(contentsOf path: String) throws(WaymarkError) {
+    public init(contentsOf path: String) throws(WaymarkError) {
         let file = try SectionedFile(contentsOf: path, kind: Self.fileKind, version: Self.fileVersion)
         guard let keyframes = file.section("KEYF"), let anchors = file.section("ANCH") else {
             throw WaymarkError(.badData, "\(path) is malformed: it lacks its keyframe or anchor section")

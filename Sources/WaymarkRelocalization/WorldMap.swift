@@ -12,8 +12,9 @@ public struct KeyframePolicy: Equatable, Sendable {
 }
 
 /// What a session remembers of the world: keyframes to come back to, and the anchors placed
-/// in it. Saved to and loaded from `.waymap` files (WorldMap+File).
-public final class WorldMap {
+/// in it. A value: a session's map handed out is a snapshot that later frames do not change.
+/// Saved to and loaded from `.waymap` files (WorldMap+File).
+public struct WorldMap {
     public private(set) var keyframes: [Keyframe] = []
     public var anchors: [WorldAnchor] = []
 
@@ -24,7 +25,7 @@ public final class WorldMap {
 
     public var nextKeyframeID: Int { (keyframes.map(\.id).max() ?? -1) + 1 }
 
-    public func add(_ keyframe: Keyframe) {
+    public mutating func add(_ keyframe: Keyframe) {
         precondition(!keyframes.contains { $0.id == keyframe.id }, "keyframe ids are unique")
         keyframes.append(keyframe)
     }

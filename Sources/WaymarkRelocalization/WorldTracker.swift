@@ -60,19 +60,30 @@ public struct TrackingUpdate: Sendable {
 /// A recorded source is trusted only within a stretch without interruption: its world is tied
 /// to the session's again by each relocalization.
 public final class WorldTracker {
+    /// Where tracking stands. Every change goes through `enter(_:)`, the one place the
+    /// invariants that come with a state are restored.
+    private enum State {
+        /// A new world: the next frame with a pose starts it (its recorded pose, or the identity).
+        case initializing
+        /// Following the camera from its last pose; `odometryFailures` in a row so far.
+        case tracking(lastPose: RigidTransform, odometryFailures: Int)
+        /// After an interruption: no pose until the camera is found in the map. `since`: the
+        /// first frame that tried (for the timeout).
+        case relocalizing(since: Double?)
+    }
+
     public private(set) var map: WorldMap
     public let intrinsics: Intrinsics
     public let options: WorldTrackingOptions
-    public private(set) var isRelocalizing: Bool
+    private var state: State
+    /// The map's index, built on the first relocalization attempt after the map changed.
     private var relocalizer: Relocalizer?
-    private var relocalizingSince: Double?
+    /// Valid only while tracking; dropped with every other state.
     private var odometry: RGBDOdometry?
-    private var odometryFailures = 0
     /// Reused half-size copies for the odometry.
     private let halfGray = Image(width: 1, height: 1, channels: 1)
     private var halfDepth: [Float] = []
     private var lastTimestamp: Double?
-    private var lastPose: RigidTransform?
     private var lastKeyframeTime: Double?
     /// The recorded source's world in the session's.
     private var recordedToWorld = RigidTransform.identity
@@ -82,7 +93,31 @@ public final class WorldTracker {
         self.intrinsics = intrinsics
         self.options = options
         self.map = map ?? WorldMap()
-        isRelocalizing = map.map { !$0.isEmpty } ?? false
+        state = map.map { !$0.isEmpty } ?? false ? .relocalizing(since: nil) : .initializing
+    }
+
+    public var isRelocalizing: Bool {
+        if case .relocalizing = state { true } else { false }
+    }
+
+    private var lastPose: RigidTransform? {
+        if case .tracking(let pose, _) = state { pose } else { nil }
+    }
+
+    private func enter(_ next: State) {
+        switch next {
+        case .initializing:
+            map = WorldMap()
+            relocalizer = nil
+            odometry = nil
+            lastKeyframeTime = nil
+            recordedToWorld = .identity
+        case .relocalizing:
+            odometry = nil
+        case .tracking:
+            break
+        }
+        state = next
     }
 
     /// An interruption starts (the app went to the background): tracking stops until frames
@@ -100,14 +135,7 @@ public final class WorldTracker {
 
     /// A new world from the next frame on.
     public func reset() -> [TrackingEvent] {
-        map = WorldMap()
-        relocalizer = nil
-        isRelocalizing = false
-        relocalizingSince = nil
-        odometry = nil
-        lastPose = nil
-        lastKeyframeTime = nil
-        recordedToWorld = .identity
+        enter(.initializing)
         return [.reset]
     }
 
@@ -144,8 +172,8 @@ public final class WorldTracker {
     }
 
     private func startsGap(_ frame: TrackingFrame) -> Bool {
-        guard let last = lastTimestamp else { return false }
-        return frame.timestamp - last > options.gap && !isRelocalizing && lastPose != nil
+        guard let last = lastTimestamp, case .tracking = state else { return false }
+        return frame.timestamp - last > options.gap
     }
 
     /// The pose `track(_:features:motion:)` will give `frame` when it follows on from the last
@@ -174,8 +202,8 @@ public final class WorldTracker {
         var events: [TrackingEvent] = []
         defer { lastTimestamp = frame.timestamp }
         if startsGap(frame) { events += interrupt(.gap) }
-        if isRelocalizing {
-            if let timeout = options.relocalizationTimeout, let since = relocalizingSince, frame.timestamp - since > timeout {
+        if case .relocalizing(let since) = state {
+            if let timeout = options.relocalizationTimeout, let since, frame.timestamp - since > timeout {
                 events += cancelRelocalization()
             } else {
                 return relocalize(frame, features: features, events: events)
@@ -185,17 +213,13 @@ public final class WorldTracker {
     }
 
     private func interrupt(_ cause: TrackingEvent.Cause) -> [TrackingEvent] {
-        odometry = nil
-        odometryFailures = 0
-        lastPose = nil
         guard !map.isEmpty else { return [.interrupted(cause)] + reset() }
-        isRelocalizing = true
-        relocalizingSince = nil
+        enter(.relocalizing(since: nil))
         return [.interrupted(cause)]
     }
 
     private func relocalize(_ frame: TrackingFrame, features: FeatureSet, events: [TrackingEvent]) -> TrackingUpdate {
-        relocalizingSince = relocalizingSince ?? frame.timestamp
+        if case .relocalizing(nil) = state { state = .relocalizing(since: frame.timestamp) }
         var attempt: Relocalization?
         // A map of anchors alone (no keyframes) waits for another way back (`adopt`).
         if map.hasPoints {
@@ -231,14 +255,11 @@ public final class WorldTracker {
 
     /// Tracking goes on from `pose`, in the map's world.
     private func resume(at pose: RigidTransform, _ frame: TrackingFrame) {
-        isRelocalizing = false
-        relocalizingSince = nil
+        enter(.tracking(lastPose: pose, odometryFailures: 0))
         if let recorded = frame.recordedPose { recordedToWorld = pose * recorded.inverse }
         if frame.recordedPose == nil, let depth = frame.depth {
-            odometry = nil
             _ = trackOdometry(frame.gray, depth)  // its first frame
         }
-        lastPose = pose
     }
 
     /// The odometry's motion since the previous frame (nil for its first frame and when it
@@ -251,12 +272,8 @@ public final class WorldTracker {
             odometry = RGBDOdometry(intrinsics: k, method: options.odometry)
         }
         guard halve else { return odometry!.track(gray: gray, depth: depth) }
-        let (w, h) = (gray.width / 2, gray.height / 2)
-        if halfDepth.count != w * h { halfDepth = [Float](repeating: 0, count: w * h) }
-        for y in 0..<h {
-            for x in 0..<w { halfDepth[y * w + x] = depth[(2 * y + 1) * gray.width + 2 * x + 1] }
-        }
-        gray.resize(width: w, height: h, into: halfGray)
+        DepthImage.halve(depth, width: gray.width, height: gray.height, into: &halfDepth)
+        gray.resize(width: gray.width / 2, height: gray.height / 2, into: halfGray)
         return odometry!.track(gray: halfGray, depth: halfDepth)
     }
 
@@ -265,6 +282,7 @@ public final class WorldTracker {
     {
         var events = events
         var odometryFailed = false
+        var odometryFailures = if case .tracking(_, let failures) = state { failures } else { 0 }
         if frame.recordedPose == nil, frame.depth != nil {
             switch motion {
             case .unused:
@@ -298,9 +316,9 @@ public final class WorldTracker {
             }
         } ?? false
         let fewFeatures = features.count < options.minimumFeatures
-        var state: TrackingState =
+        var quality: TrackingState =
             fewFeatures ? .limited(.insufficientFeatures) : tooFast || odometryFailed ? .limited(.excessiveMotion) : .normal
-        if state == .normal, let depth = frame.depth, map.needsKeyframe(at: pose, policy: options.keyframes) {
+        if quality == .normal, let depth = frame.depth, map.needsKeyframe(at: pose, policy: options.keyframes) {
             let keyframe = Keyframe(id: map.nextKeyframeID, timestamp: frame.timestamp, features: features,
                                     width: frame.gray.width, height: frame.gray.height, depth: depth, cameraToWorld: pose,
                                     intrinsics: intrinsics)
@@ -311,13 +329,13 @@ public final class WorldTracker {
                 events.append(.keyframeAdded(keyframe.id))
             }
         }
-        if map.keyframes.isEmpty, state == .normal { state = .limited(.initializing) }
-        lastPose = pose
+        if map.keyframes.isEmpty, quality == .normal { quality = .limited(.initializing) }
+        enter(.tracking(lastPose: pose, odometryFailures: odometryFailures))
         let mapping: MappingStatus =
             map.keyframes.isEmpty ? .notAvailable
-            : state != .normal ? .limited
+            : quality != .normal ? .limited
             : lastKeyframeTime.map { frame.timestamp - $0 < 1 } ?? false ? .extending : .mapped
-        return TrackingUpdate(state: state, mapping: mapping, cameraToWorld: pose, events: events, relocalization: nil,
+        return TrackingUpdate(state: quality, mapping: mapping, cameraToWorld: pose, events: events, relocalization: nil,
                               featureCount: features.count)
     }
 }

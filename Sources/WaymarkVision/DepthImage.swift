@@ -43,4 +43,21 @@ public struct DepthImage: Sendable {
     static func cleaned(_ metres: Float) -> Float { metres.isFinite && metres > 0 ? metres : 0 }
 
     public var validCount: Int { metres.reduce(0) { $0 + ($1 > 0 ? 1 : 0) } }
+
+    /// Depth for the half-size image of a `width`×`height` one (both even): the measurement at
+    /// each odd pixel, not an average, which would invent depths across an object's edge.
+    /// `out` is reused when it has the size already.
+    public static func halve(_ metres: [Float], width: Int, height: Int, into out: inout [Float]) {
+        precondition(width % 2 == 0 && height % 2 == 0 && metres.count == width * height, "halving needs an even size")
+        let (w, h) = (width / 2, height / 2)
+        if out.count != w * h { out = [Float](repeating: 0, count: w * h) }
+        metres.withUnsafeBufferPointer { source in
+            out.withUnsafeMutableBufferPointer { target in
+                for y in 0..<h {
+                    let row = (2 * y + 1) * width + 1
+                    for x in 0..<w { target[y * w + x] = source[row + 2 * x] }
+                }
+            }
+        }
+    }
 }

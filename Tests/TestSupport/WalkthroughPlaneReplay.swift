@@ -18,6 +18,7 @@ public struct WalkthroughPlaneReplay {
     public init(_ walk: Walkthrough, detector: PlaneDetector) {
         var framesSeen = [Int: Int]()
         var identity = [Int: Int]()
+        var identifiers = AnchorIdentifiers()
         for frame in walk.frames {
             let rendering = walk.render(frame, color: false)
             // The depth as TUM's 16-bit file stores it: 1/5000 m steps.
@@ -30,7 +31,7 @@ public struct WalkthroughPlaneReplay {
             let start = DispatchTime.now().uptimeNanoseconds
             let detection = detector.detect(in: depth, intrinsics: walk.intrinsics, down: down)
             let middle = DispatchTime.now().uptimeNanoseconds
-            let update = map.integrate(detection, cameraToWorld: frame.cameraToWorld)
+            let update = map.integrate(detection, cameraToWorld: frame.cameraToWorld, identifiers: &identifiers)
             let end = DispatchTime.now().uptimeNanoseconds
             detectMilliseconds.append(Double(middle - start) / 1e6)
             integrateMilliseconds.append(Double(end - middle) / 1e6)

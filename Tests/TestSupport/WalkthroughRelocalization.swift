@@ -45,7 +45,7 @@ extension Walkthrough {
     /// Keyframes wherever `policy` asks for one along `frames`, with the rendered depth and
     /// the true poses.
     public func worldMap(frames range: Range<Int>, policy: KeyframePolicy = KeyframePolicy()) -> WorldMap {
-        let map = WorldMap()
+        var map = WorldMap()
         for frame in frames[range] where map.needsKeyframe(at: frame.cameraToWorld, policy: policy) {
             let (gray, depth) = gray(frame)
             map.add(Keyframe(id: map.nextKeyframeID, timestamp: frame.timestamp, gray: gray, depth: depth,

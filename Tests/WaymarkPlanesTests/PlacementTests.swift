@@ -39,7 +39,8 @@ import WaymarkPlanes
 
     @Test func aPlaneSeenOnceIsAnEstimateAndBecomesAnAnchorWhenSeenAgain() throws {
         var map = PlaneMap()
-        let first = map.integrate(try Self.tableDetection(), cameraToWorld: Self.cameraToWorld)
+        var identifiers = AnchorIdentifiers()
+        let first = map.integrate(try Self.tableDetection(), cameraToWorld: Self.cameraToWorld, identifiers: &identifiers)
         #expect(first.events.isEmpty)
         let target = SIMD3(0.1, 0.75, -1.4)
         let guess = try #require(map.raycast(Self.ray(towards: target)))
@@ -49,7 +50,7 @@ import WaymarkPlanes
         let placed = try #require(placement)
         #expect(placed.isEstimated && placed.anchorID == nil)
 
-        let second = map.integrate(try Self.tableDetection(), cameraToWorld: Self.cameraToWorld)
+        let second = map.integrate(try Self.tableDetection(), cameraToWorld: Self.cameraToWorld, identifiers: &identifiers)
         let table = try #require(map.anchors.first { abs($0.surface.center.y - 0.75) < 0.01 })
         #expect(second.events.contains(.added(id: table.id)))
         let hit = try #require(map.raycast(Self.ray(towards: target)))
@@ -63,7 +64,8 @@ import WaymarkPlanes
 
     @Test func aPositionBeyondTheEdgeIsPulledBackAndInsideOnesStayPut() throws {
         var map = PlaneMap()
-        for _ in 0..<2 { _ = map.integrate(try Self.tableDetection(), cameraToWorld: Self.cameraToWorld) }
+        var identifiers = AnchorIdentifiers()
+        for _ in 0..<2 { _ = map.integrate(try Self.tableDetection(), cameraToWorld: Self.cameraToWorld, identifiers: &identifiers) }
         let table = try #require(map.anchors.first { abs($0.surface.center.y - 0.75) < 0.01 })
         // 0.3 m beyond the table's right edge (x = 0.6), on its plane.
         let beyondPlaced = map.place("cup", along: Self.ray(towards: SIMD3(0.9, 0.75, -1.4)))
@@ -79,12 +81,13 @@ import WaymarkPlanes
 
     @Test func placedObjectsMoveWhenTheirPlaneIsRefined() throws {
         var map = PlaneMap()
-        for _ in 0..<2 { _ = map.integrate(try Self.tableDetection(), cameraToWorld: Self.cameraToWorld) }
+        var identifiers = AnchorIdentifiers()
+        for _ in 0..<2 { _ = map.integrate(try Self.tableDetection(), cameraToWorld: Self.cameraToWorld, identifiers: &identifiers) }
         let bookPlaced = map.place("book", along: Self.ray(towards: SIMD3(0.3, 0.75, -1.2)))
         let book = try #require(bookPlaced)
         // Later frames see the top 2 cm higher (say the first depth was biased): the anchor's
         // plane moves up as the observations accumulate, and the book with it.
-        for _ in 0..<6 { _ = map.integrate(try Self.tableDetection(shift: 0.02), cameraToWorld: Self.cameraToWorld) }
+        for _ in 0..<6 { _ = map.integrate(try Self.tableDetection(shift: 0.02), cameraToWorld: Self.cameraToWorld, identifiers: &identifiers) }
         let moved = try #require(map.objects.first { $0.id == book.id })
         #expect(moved.anchorID == book.anchorID)
         let plane = try #require(map.anchor(id: moved.anchorID!)).surface.plane
@@ -94,15 +97,16 @@ import WaymarkPlanes
 
     @Test func twoAnchorsThatTurnOutToBeOneSurfaceMergeIntoTheOlder() throws {
         var map = PlaneMap()
+        var identifiers = AnchorIdentifiers()
         // The table's two ends, 0.4 m apart, seen first: two anchors.
-        for _ in 0..<2 { _ = map.integrate(try Self.tableDetection(visible: -0.6 ... -0.2), cameraToWorld: Self.cameraToWorld) }
-        for _ in 0..<2 { _ = map.integrate(try Self.tableDetection(visible: 0.2...0.6), cameraToWorld: Self.cameraToWorld) }
+        for _ in 0..<2 { _ = map.integrate(try Self.tableDetection(visible: -0.6 ... -0.2), cameraToWorld: Self.cameraToWorld, identifiers: &identifiers) }
+        for _ in 0..<2 { _ = map.integrate(try Self.tableDetection(visible: 0.2...0.6), cameraToWorld: Self.cameraToWorld, identifiers: &identifiers) }
         let ends = map.anchors.filter { abs($0.surface.center.y - 0.75) < 0.01 }
         #expect(ends.count == 2)
         let cupPlacement = map.place("cup", along: Self.ray(towards: SIMD3(0.4, 0.75, -1.4)))
         let cup = try #require(cupPlacement)
         // Then the whole table: one surface.
-        let update = map.integrate(try Self.tableDetection(), cameraToWorld: Self.cameraToWorld)
+        let update = map.integrate(try Self.tableDetection(), cameraToWorld: Self.cameraToWorld, identifiers: &identifiers)
         let (older, younger) = (ends.map(\.id).min()!, ends.map(\.id).max()!)
         #expect(update.events.contains(.merged(absorbed: younger, into: older)))
         #expect(map.anchor(id: younger) == nil)
@@ -120,7 +124,8 @@ import WaymarkPlanes
 
     @Test func aPixelsRayMeetsTheTableWhereThatPixelSeesIt() throws {
         var map = PlaneMap()
-        for _ in 0..<2 { _ = map.integrate(try Self.tableDetection(), cameraToWorld: Self.cameraToWorld) }
+        var identifiers = AnchorIdentifiers()
+        for _ in 0..<2 { _ = map.integrate(try Self.tableDetection(), cameraToWorld: Self.cameraToWorld, identifiers: &identifiers) }
         // The pixel 80 rows below the centre looks 80/262.5 down: it meets the table, 0.5 m
         // below the camera, 0.5 · 262.5 / 80 = 1.64 m ahead (world z = −1.64).
         let ray = Ray(pixel: SIMD2(160, 200), intrinsics: Self.camera, cameraToWorld: Self.cameraToWorld)
@@ -132,7 +137,8 @@ import WaymarkPlanes
 
     @Test func resetRemovesEveryAnchorAndObject() throws {
         var map = PlaneMap()
-        for _ in 0..<2 { _ = map.integrate(try Self.tableDetection(), cameraToWorld: Self.cameraToWorld) }
+        var identifiers = AnchorIdentifiers()
+        for _ in 0..<2 { _ = map.integrate(try Self.tableDetection(), cameraToWorld: Self.cameraToWorld, identifiers: &identifiers) }
         _ = map.place("cup", along: Self.ray(towards: SIMD3(0, 0.75, -1.4)))
         let ids = map.anchors.map(\.id)
         #expect(!ids.isEmpty)

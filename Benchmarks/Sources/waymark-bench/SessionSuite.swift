@@ -243,7 +243,7 @@ struct SessionSuite {
                 processed += 1
             }
             offset += loopSeconds
-            samples.append((offset / 60, residentMegabytes(), session.tracker?.map.keyframes.count ?? 0, session.anchors.count))
+            samples.append((offset / 60, residentMegabytes(), session.keyframeCount, session.anchors.count))
         }
         print("### Memory over a 10-minute input\n")
         print("The walk-through looped \(samples.count) times at 10 fps (\(processed) frames, \(format(offset / 60, 1)) minutes of "
