@@ -75,4 +75,19 @@ extension RigidTransform {
 
 extension RigidTransform {
     public static let identity = RigidTransform(rotation: [1, 0, 0, 0, 1, 0, 0, 0, 1], translation: [0, 0, 0])
+
+    /// Finite, with a rotation whose rows are orthonormal and right-handed to `tolerance`: what
+    /// a transform read from a file must be before anything is placed with it.
+    public func isRigid(tolerance: Double = 1e-6) -> Bool {
+        guard (rotation + translation).allSatisfy(\.isFinite) else { return false }
+        let r = rotation
+        for i in 0..<3 {
+            for j in 0..<3 {
+                let dot = r[3 * i] * r[3 * j] + r[3 * i + 1] * r[3 * j + 1] + r[3 * i + 2] * r[3 * j + 2]
+                if abs(dot - (i == j ? 1 : 0)) > tolerance { return false }
+            }
+        }
+        let determinant = r[0] * (r[4] * r[8] - r[5] * r[7]) - r[1] * (r[3] * r[8] - r[5] * r[6]) + r[2] * (r[3] * r[7] - r[4] * r[6])
+        return abs(determinant - 1) <= tolerance
+    }
 }

@@ -46,10 +46,10 @@ public struct SectionedFile: Sendable, Equatable {
     /// and flushed to disk, so a crash mid-save leaves the previous file (or none), never a
     /// broken one.
     public func write(to path: String) throws(WaymarkError) {
-        let temporary = (path as NSString).deletingLastPathComponent + "/." + (path as NSString).lastPathComponent + ".partial"
+        let temporary = temporarySibling(of: path)
         let bytes = encoded()
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard descriptor >= 0 else { throw WaymarkError(.cannotCreateOutput, "cannot create \(temporary): \(Self.lastError())") }
+        guard descriptor >= 0 else { throw WaymarkError(.cannotCreateOutput, "cannot create \(path): \(Self.lastError())") }
         var written = 0
         var failure: String?
         bytes.withUnsafeBytes { raw in

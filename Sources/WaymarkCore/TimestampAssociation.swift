@@ -4,6 +4,17 @@ public enum TimestampAssociation {
     /// The tolerance of TUM's associate.py, which the TUM RGB-D benchmark's tools use: 20 ms.
     public static let defaultTolerance = 0.02
 
+    /// Timestamps are seconds; beyond 10^11 (the year 5138 as a Unix time) a number is not one,
+    /// and differences between such numbers lose the milliseconds pairing works in.
+    public static let largestTimestamp = 1e11
+
+    /// Refuses a timestamp that is not a finite number of seconds within `largestTimestamp`.
+    public static func check(_ timestamp: Double, at location: String) throws(WaymarkError) {
+        guard timestamp.isFinite, abs(timestamp) <= largestTimestamp else {
+            throw WaymarkError(.badData, "\(location): timestamp \(timestamp) is not a time in seconds")
+        }
+    }
+
     /// Index pairs (into `first`, into `second`) of timestamps less than `tolerance` seconds apart,
     /// each timestamp used at most once and the closest pairs chosen first, as associate.py
     /// chooses them; in increasing order of `first`'s index. Neither list need be sorted;

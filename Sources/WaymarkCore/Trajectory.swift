@@ -28,6 +28,10 @@ public struct Trajectory: Sendable {
             guard words.count == 8, values.count == 8 else {
                 throw WaymarkError(.badData, "\(path), line \(number + 1): expected 'timestamp tx ty tz qx qy qz qw'")
             }
+            try TimestampAssociation.check(values[0], at: "\(path), line \(number + 1)")
+            guard values[1...3].allSatisfy(\.isFinite) else {
+                throw WaymarkError(.badData, "\(path), line \(number + 1): the position is not finite")
+            }
             guard let rotation = Self.rotation(quaternion: SIMD4(values[4], values[5], values[6], values[7])) else {
                 throw WaymarkError(.badData, "\(path), line \(number + 1): not a unit quaternion")
             }

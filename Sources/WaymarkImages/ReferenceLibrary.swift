@@ -6,9 +6,14 @@ public struct ReferenceEntry: Equatable, Sendable {
     public var name: String
     /// Absolute or working-directory-relative path of the image file.
     public var path: String
-    /// Physical width of the printed image in metres, when known.
+    /// Physical width of the printed image in metres, when known: within `physicalWidthRange`.
     public var physicalWidth: Double?
     public var group: String?
+
+    /// From a millimetre (a stamp seen under a microscope is out of reach anyway) to a
+    /// kilometre (the largest billboards are a tenth of that); outside it poses overflow or
+    /// vanish, so a width there is a mistake in the manifest.
+    public static let physicalWidthRange = 0.001...1000.0
 
     public init(name: String, path: String, physicalWidth: Double? = nil, group: String? = nil) {
         self.name = name
@@ -35,9 +40,10 @@ public struct ReferenceLibrary: Sendable {
             guard seen.insert(entry.name).inserted else {
                 throw WaymarkError(.badData, "two reference images are named '\(entry.name)'; names must be unique")
             }
-            if let width = entry.physicalWidth, !(width > 0 && width.isFinite) {
+            if let width = entry.physicalWidth, !ReferenceEntry.physicalWidthRange.contains(width) {
                 throw WaymarkError(
-                    .badData, "reference image '\(entry.name)' has physicalWidth \(width); it must be a positive number of metres")
+                    .badData, "reference image '\(entry.name)' has physicalWidth \(width); it must be a width in metres "
+                        + "from \(ReferenceEntry.physicalWidthRange.lowerBound) to \(Int(ReferenceEntry.physicalWidthRange.upperBound))")
             }
         }
         self.entries = entries
@@ -110,15 +116,11 @@ extension ReferenceLibrary {
     }
 
     init(manifest path: String) throws(WaymarkError) {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw WaymarkError(.missingInput, "cannot read reference manifest \(path)")
-        }
+        // A manifest of a million images is ~100 MB of JSON.
+        let bytes = try readFileBytes(path, maxBytes: 256 << 20)
         let manifest: Manifest
         do {
-            manifest = try JSONDecoder().decode(Manifest.self, from: data)
+            manifest = try JSONDecoder().decode(Manifest.self, from: Data(bytes))
         } catch let DecodingError.keyNotFound(key, context) {
             throw WaymarkError(
                 .badData, "reference manifest \(path): missing \"\(key.stringValue)\"\(Self.location(context.codingPath))")

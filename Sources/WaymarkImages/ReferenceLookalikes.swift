@@ -24,9 +24,27 @@ public enum ReferenceLookalikes {
     /// Every reference that looks like another, with the other it most resembles.
     public static func find(in references: [ReferenceImage]) -> [Pair] {
         guard references.count > 1 else { return [] }
+        // Copies of one file are found by their identical features first: retrieval weighs a
+        // word by how few references hold it, so among many copies every word weighs nothing
+        // and retrieval proposes none of them.
+        var firstWithFeatures: [[UInt8]: Int] = [:]
+        var copies: [Int: Int] = [:]
+        for (r, reference) in references.enumerated() where reference.baseFeatures.count > 0 {
+            let descriptors = reference.baseFeatures.descriptors
+            if let first = firstWithFeatures[descriptors] {
+                copies[r] = first
+                if copies[first] == nil { copies[first] = r }
+            } else {
+                firstWithFeatures[descriptors] = r
+            }
+        }
         let retrieval = references.count > exhaustiveLimit ? ReferenceRetrieval(references: references) : nil
         var pairs: [Pair] = []
         for (r, reference) in references.enumerated() where reference.baseFeatures.count > 0 {
+            if let copy = copies[r] {
+                pairs.append(Pair(reference: r, lookalike: copy, share: 1))
+                continue
+            }
             let candidates = retrieval.map {
                 $0.rank(reference.baseFeatures, limit: candidatesPerReference + 1).filter { $0 != r }
             } ?? references.indices.filter { $0 != r }

@@ -1,3 +1,4 @@
+import Foundation
 import WaymarkCore
 
 /// Frames in order from a recording, a camera or a robot's log. `next()` gives the next frame,
@@ -8,6 +9,9 @@ import WaymarkCore
 /// `FrameSources.kinds` to open it by path, or hand an instance to the caller directly.
 public protocol FrameSource: AnyObject {
     var info: FrameSourceInfo { get }
+    /// Every file the source reads (lists, poses, frames), so that a caller can make sure it
+    /// writes none of them.
+    var files: [String] { get }
     func next() throws(WaymarkError) -> InputFrame?
 }
 
@@ -82,6 +86,8 @@ public struct FrameSourceOptions: Sendable {
     public var decodesColor = true
     /// How far apart in time a colour image, a depth image and a pose may be to belong to one frame.
     public var associationTolerance = TimestampAssociation.defaultTolerance
+    /// The largest frame accepted, checked before a frame is decoded.
+    public var limits = InputLimits.standard
 
     public init() {}
 
@@ -102,8 +108,13 @@ public enum FrameSources {
     public static func open(_ path: String, options: FrameSourceOptions = FrameSourceOptions()) throws(WaymarkError)
         -> any FrameSource
     {
+        guard FileManager.default.fileExists(atPath: path) else {
+            _ = try regularFileSize(path)  // says why: missing, a loop of links, no permission
+            throw WaymarkError(.missingInput, "no such file or folder: \(path)")
+        }
         guard let kind = kinds.first(where: { $0.accepts(path) }) else {
-            throw WaymarkError(.missingInput, "\(path) is neither a video, a folder of images nor an RGB-D recording")
+            throw WaymarkError(.badData, "\(path) is a folder without images (\(ImageFolderSource.extensions.sorted().joined(separator: ", "))) "
+                               + "and not an RGB-D recording (depth.txt or a depth/ folder)")
         }
         return try kind.init(path: path, options: options)
     }

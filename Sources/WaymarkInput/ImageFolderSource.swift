@@ -8,8 +8,10 @@ import WaymarkVision
 public final class ImageFolderSource: FileFrameSource {
     public static let extensions: Set<String> = ["png", "jpg", "jpeg", "bmp", "tif", "tiff", "webp"]
     public let info: FrameSourceInfo
+    public var files: [String] { paths }
     private let paths: [String]
     private let decodesColor: Bool
+    private let limits: InputLimits
     private var index = 0
 
     /// A folder holding at least one image.
@@ -30,8 +32,9 @@ public final class ImageFolderSource: FileFrameSource {
         try options.checkFramesPerSecond()
         paths = Self.imagePaths(in: path)
         guard let first = paths.first else { throw WaymarkError(.missingInput, "\(path) holds no images") }
-        let image = try Image(contentsOf: first, gray: !options.decodesColor)
+        let image = try Image(contentsOf: first, gray: !options.decodesColor, limits: options.limits)
         decodesColor = options.decodesColor
+        limits = options.limits
         info = FrameSourceInfo(kind: "image_folder", path: path, width: image.width, height: image.height,
                                framesPerSecond: options.framesPerSecond, frameCount: paths.count, hasColor: true,
                                hasDepth: false, intrinsics: options.intrinsics)
@@ -42,7 +45,7 @@ public final class ImageFolderSource: FileFrameSource {
         defer { index += 1 }
         let timestamp = Double(index) / info.framesPerSecond
         do throws(WaymarkError) {
-            let image = try Image(contentsOf: paths[index], gray: !decodesColor)
+            let image = try Image(contentsOf: paths[index], gray: !decodesColor, limits: limits)
             guard image.width == info.width, image.height == info.height else {
                 throw WaymarkError(.badData, "\(paths[index]) is \(image.width)×\(image.height), but the folder's first image is \(info.width)×\(info.height)")
             }

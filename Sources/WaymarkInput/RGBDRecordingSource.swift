@@ -29,7 +29,11 @@ public final class RGBDRecordingSource: FileFrameSource {
     public let info: FrameSourceInfo
     public let layout: Layout
     public let frames: [FrameFiles]
+    public var files: [String] { descriptionFiles + frames.flatMap { [$0.depthPath] + ($0.colorPath.map { [$0] } ?? []) } }
+    /// The lists, poses and intrinsics read when the source was opened.
+    private let descriptionFiles: [String]
     private let decodesColor: Bool
+    private let limits: InputLimits
     private var index = 0
 
     /// A folder with `depth.txt` (TUM) or a `depth/` folder.
@@ -51,9 +55,9 @@ public final class RGBDRecordingSource: FileFrameSource {
         let hasColor: Bool
         if manager.fileExists(atPath: folder + "/depth.txt") {
             layout = .tum
-            let depth = try Self.readList(folder + "/depth.txt")
+            let depth = try Self.readList(folder + "/depth.txt", notes: &notes)
             if manager.fileExists(atPath: folder + "/rgb.txt") {
-                let color = try Self.readList(folder + "/rgb.txt")
+                let color = try Self.readList(folder + "/rgb.txt", notes: &notes)
                 let pairs = TimestampAssociation.pairs(depth.map(\.timestamp), color.map(\.timestamp),
                                                        tolerance: options.associationTolerance)
                 files = pairs.map { d, c in
@@ -63,6 +67,10 @@ public final class RGBDRecordingSource: FileFrameSource {
                 hasColor = true
                 if pairs.count < depth.count {
                     notes.append("\(depth.count - pairs.count) of \(depth.count) depth images have no colour image within "
+                                 + "\(Self.milliseconds(options.associationTolerance)) and are left out")
+                }
+                if pairs.count < color.count {
+                    notes.append("\(color.count - pairs.count) of \(color.count) colour images have no depth image within "
                                  + "\(Self.milliseconds(options.associationTolerance)) and are left out")
                 }
             } else {
@@ -97,7 +105,7 @@ public final class RGBDRecordingSource: FileFrameSource {
         if let poses {
             for (k, pose) in poses.poses.enumerated() { files[k].cameraToWorld = pose }
         }
-        let size = try DepthImage(contentsOf: first.depthPath, scale: nil)
+        let size = try DepthImage(contentsOf: first.depthPath, scale: nil, limits: options.limits)
         let depthScale = options.depthScale ?? (layout == .tum ? 1 / 5000 : nil)
         var intrinsics = options.intrinsics
         if intrinsics == nil { intrinsics = try Self.readIntrinsics(folder + "/intrinsics.txt") }
@@ -108,6 +116,9 @@ public final class RGBDRecordingSource: FileFrameSource {
             intrinsics: intrinsics, notes: notes)
         frames = files
         decodesColor = options.decodesColor
+        limits = options.limits
+        descriptionFiles = (["depth.txt", "rgb.txt", "groundtruth.txt", "intrinsics.txt"].map { folder + "/" + $0 }
+            + [options.posesFile].compactMap { $0 }).filter { manager.fileExists(atPath: $0) }
     }
 
     /// Reads the frame's depth and colour; a frame whose files are missing, unreadable or of
@@ -119,13 +130,13 @@ public final class RGBDRecordingSource: FileFrameSource {
         var frame = InputFrame(index: index, timestamp: files.timestamp, recordedPose: files.cameraToWorld,
                                intrinsics: info.intrinsics)
         do throws(WaymarkError) {
-            let depth = try DepthImage(contentsOf: files.depthPath, scale: info.depthScale)
+            let depth = try DepthImage(contentsOf: files.depthPath, scale: info.depthScale, limits: limits)
             guard depth.width == info.width, depth.height == info.height else {
                 throw WaymarkError(.badData, "\(files.depthPath) is \(depth.width)×\(depth.height), but the recording's first frame is \(info.width)×\(info.height)")
             }
             frame.depth = depth
             if let path = files.colorPath {
-                let image = try Image(contentsOf: path, gray: !decodesColor)
+                let image = try Image(contentsOf: path, gray: !decodesColor, limits: limits)
                 guard image.width == depth.width, image.height == depth.height else {
                     throw WaymarkError(.badData, "\(path) is \(image.width)×\(image.height) but its depth is \(depth.width)×\(depth.height)")
                 }
@@ -162,15 +173,22 @@ public final class RGBDRecordingSource: FileFrameSource {
         return (origin, partners.map { $0.map { samples[$0].pose } })
     }
 
-    /// "timestamp path" rows, sorted by time; a timestamp that is not a finite number, or one
-    /// that repeats, is refused.
-    private static func readList(_ path: String) throws(WaymarkError) -> [(timestamp: Double, path: String)] {
-        let entries = try TextRows.read(path).enumerated().map { (number, words) throws(WaymarkError) in
-            guard words.count >= 2, let t = Double(words[0]), t.isFinite else {
+    /// "timestamp path" rows, sorted by time (with a note when the file's order was another);
+    /// a timestamp that is not a time in seconds, or one that repeats, is refused.
+    private static func readList(_ path: String, notes: inout [String]) throws(WaymarkError)
+        -> [(timestamp: Double, path: String)]
+    {
+        let rows = try TextRows.read(path).enumerated().map { (number, words) throws(WaymarkError) in
+            guard words.count >= 2, let t = Double(words[0]) else {
                 throw WaymarkError(.badData, "\(path), line \(number + 1): expected 'timestamp filename'")
             }
+            try TimestampAssociation.check(t, at: "\(path), line \(number + 1)")
             return (timestamp: t, path: String(words[1]))
-        }.sorted { $0.timestamp < $1.timestamp }
+        }
+        let entries = rows.sorted { $0.timestamp < $1.timestamp }
+        if !zip(rows, entries).allSatisfy({ $0.timestamp == $1.timestamp }) {
+            notes.append("\((path as NSString).lastPathComponent) is not in time order; its images are taken in time order")
+        }
         if let repeated = zip(entries, entries.dropFirst()).first(where: { $0.timestamp == $1.timestamp }) {
             throw WaymarkError(.badData, "\(path): timestamp \(repeated.0.timestamp) appears twice")
         }

@@ -14,8 +14,12 @@ public final class VideoFileSource: FileFrameSource {
         return !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) || !isDirectory.boolValue
     }
 
+    public var files: [String] { [info.path] }
+
     public init(path: String, options: FrameSourceOptions) throws(WaymarkError) {
+        _ = try regularFileSize(path)
         reader = try VideoReader(path: path)
+        try options.limits.checkPixels(width: reader.width, height: reader.height, of: path)
         info = FrameSourceInfo(kind: "video", path: path, width: reader.width, height: reader.height,
                                framesPerSecond: reader.framesPerSecond, frameCount: reader.frameCount, hasColor: true,
                                hasDepth: false, intrinsics: options.intrinsics)

@@ -8,7 +8,7 @@ enum PCDFile {
         var count: Int
     }
 
-    static func decode(_ bytes: [UInt8], path: String) throws(WaymarkError) -> PointCloud {
+    static func decode(_ bytes: [UInt8], path: String, limits: InputLimits) throws(WaymarkError) -> PointCloud {
         func bad(_ why: String) -> WaymarkError { WaymarkError(.badData, "\(path) is not a readable PCD file: \(why)") }
         var cursor = ByteCursor(bytes)
         var header: [String: [String]] = [:]
@@ -32,19 +32,33 @@ enum PCDFile {
             case ("U", 1), ("U", 2), ("U", 4), ("U", 8): .uint(bytes: sizes[i])
             default: nil
             }
-            guard let type, counts[i] > 0 else { throw bad("field '\(names[i])' has type \(types[i]) of size \(sizes[i])") }
+            guard let type else { throw bad("field '\(names[i])' has type \(types[i]) of size \(sizes[i])") }
+            // PCL's widest fields (feature histograms) hold a few hundred values.
+            guard (1...65536).contains(counts[i]) else { throw bad("field '\(names[i])' has COUNT \(counts[i])") }
             fields.append(Field(name: names[i], type: type, count: counts[i]))
         }
         guard let width = header["WIDTH"]?.first.flatMap({ Int($0) }), width > 0 else { throw bad("WIDTH is missing") }
         let height = header["HEIGHT"]?.first.flatMap { Int($0) } ?? 1
-        let count = header["POINTS"]?.first.flatMap { Int($0) } ?? width * height
-        guard height > 0, count == width * height else { throw bad("POINTS is not WIDTH × HEIGHT") }
+        let (gridCount, overflow) = width.multipliedReportingOverflow(by: height)
+        guard height > 0, !overflow else { throw bad("HEIGHT is missing or WIDTH × HEIGHT is too large") }
+        let count = header["POINTS"]?.first.flatMap { Int($0) } ?? gridCount
+        guard count == gridCount else { throw bad("POINTS is not WIDTH × HEIGHT") }
+        try limits.checkPoints(count, of: path)
         let coordinates = ["x", "y", "z"].map { name in fields.firstIndex { $0.name == name } }
         guard let xi = coordinates[0], let yi = coordinates[1], let zi = coordinates[2] else {
             throw bad("it has no x, y and z fields")
         }
         let fieldOffsets = fields.reduce(into: [0]) { $0.append($0.last! + $1.type.size * $1.count) }
         let recordSize = fieldOffsets.last!
+        // Before anything is allocated for them: the points the header declares must fit in the
+        // bytes after it (ascii: a value and a separator at the least for each number; compressed
+        // data is checked against its declared size below).
+        let minimumPointBytes = data == "ascii" ? 2 * fields.reduce(0) { $0 + $1.count } : data == "binary" ? recordSize : 0
+        let room = minimumPointBytes == 0 ? count : cursor.remaining / minimumPointBytes
+        guard count <= room else {
+            if data == "binary" { throw bad("it ends after \(room) of \(count) points") }
+            throw bad("its \(cursor.remaining) bytes of data hold at most \(room) of the \(count) points it declares")
+        }
 
         var points = [SIMD3<Float>](repeating: SIMD3(repeating: .nan), count: count)
         switch data {
@@ -79,6 +93,8 @@ enum PCDFile {
             let expandedSize = word(start + 4)
             guard expandedSize == recordSize * count else { throw bad("the compressed block's size does not fit the fields") }
             guard bytes.count - start - 8 >= compressedSize else { throw bad("the compressed block is truncated") }
+            // An LZF back-reference of 3 bytes expands to at most 264.
+            guard expandedSize <= 88 * compressedSize else { throw bad("the compressed block cannot expand to its declared size") }
             guard let expanded = LZF.decompress(bytes[(start + 8)..<(start + 8 + compressedSize)], size: expandedSize)
             else { throw bad("the compressed block is corrupt") }
             // Field by field: all points' first field, then all points' second field, ...

@@ -17,7 +17,7 @@ enum PLYFile {
 
     private enum Format { case ascii, binary(bigEndian: Bool) }
 
-    static func decode(_ bytes: [UInt8], path: String) throws(WaymarkError) -> PointCloud {
+    static func decode(_ bytes: [UInt8], path: String, limits: InputLimits) throws(WaymarkError) -> PointCloud {
         func bad(_ why: String) -> WaymarkError { WaymarkError(.badData, "\(path) is not a readable PLY file: \(why)") }
         var cursor = ByteCursor(bytes)
         guard cursor.line() == "ply" else { throw bad("it does not start with 'ply'") }
@@ -63,9 +63,21 @@ enum PLYFile {
         guard let xi = coordinates[0], let yi = coordinates[1], let zi = coordinates[2],
             vertex.properties.allSatisfy({ $0.listCountType == nil })
         else { throw bad("its vertices lack x, y or z (or carry lists)") }
+        try limits.checkPoints(vertex.count, of: path)
+        // Before anything is allocated for them: the vertices the header declares must fit in
+        // the bytes after it (a value and a separator at the least for each ascii number).
+        let minimumVertexBytes = switch format {
+        case .ascii: 2 * vertex.properties.count
+        case .binary: vertex.properties.reduce(0) { $0 + $1.type.size }
+        }
+        let room = cursor.remaining / max(minimumVertexBytes, 1)
+        if case .binary = format, vertex.count > room {
+            throw bad(vertexIndex == 0 ? "it ends after \(room) of \(vertex.count) vertices"
+                : "its \(cursor.remaining) bytes of data hold at most \(room) of the \(vertex.count) vertices it declares")
+        }
 
         var points = [SIMD3<Float>]()
-        points.reserveCapacity(vertex.count)
+        points.reserveCapacity(min(vertex.count, room))
         switch format {
         case .ascii:
             var values = [Double](repeating: 0, count: vertex.properties.count)
@@ -87,6 +99,7 @@ enum PLYFile {
                 var offset = cursor.position
                 for element in elements[..<vertexIndex] {
                     for _ in 0..<element.count {
+                        guard offset < buffer.count else { throw bad("it ends inside '\(element.name)'") }
                         for property in element.properties {
                             if let countType = property.listCountType {
                                 guard offset + countType.size <= buffer.count else {

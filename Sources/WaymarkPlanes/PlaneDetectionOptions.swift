@@ -44,8 +44,11 @@ public struct PlaneDetectionOptions: Sendable, Equatable {
         guard maximumCellAngleDegrees > 0, maximumCellAngleDegrees < 90, alignmentToleranceDegrees > 0,
             alignmentToleranceDegrees < 45
         else { throw WaymarkError(.usage, "angles must lie between 0 and 90 degrees (alignment: 0 to 45)") }
-        guard minimumShare >= 0, minimumShare < 1, minimumPoints >= 3, maximumPlanes > 0, neighbourDistance > 0 else {
+        guard minimumShare >= 0, minimumShare < 1, minimumPoints >= 3, maximumPlanes > 0 else {
             throw WaymarkError(.usage, "plane sizes and counts must be positive")
+        }
+        guard neighbourDistance >= 1e-6, neighbourDistance <= 1e3 else {
+            throw WaymarkError(.usage, "the neighbour distance must be between a micrometre and a kilometre")
         }
         return self
     }

@@ -7,7 +7,7 @@ extension PlaneDetector {
     func detect(inUnorganized points: [SIMD3<Float>], down: SIMD3<Double>) -> PlaneDetection {
         let down = normalize(down)
         var labels = [UInt16](repeating: 0, count: points.count)
-        let valid = points.indices.filter { points[$0].x.isFinite && points[$0].y.isFinite && points[$0].z.isFinite }
+        let valid = points.indices.filter { PointCloud.isValid(points[$0]) }
         let minimum = max(options.minimumPoints, Int(options.minimumShare * Double(valid.count)))
         let problem = PointPlaneProblem(points: points, tolerance: options.tolerance)
         var pool = valid
@@ -41,13 +41,15 @@ extension PlaneDetector {
     /// hash of cubic voxels of that size (neighbouring voxels count as linked).
     private func connectedPieces(of indices: [Int], points: [SIMD3<Float>]) -> [[Int]] {
         let size = Float(options.neighbourDistance)
+        // Valid points (within PointCloud.maximumCoordinate) and a validated distance keep these
+        // within 10^12 voxels of the origin.
         struct Voxel: Hashable {
-            var x, y, z: Int32
+            var x, y, z: Int64
         }
         var voxels: [Voxel: [Int]] = [:]
         for i in indices {
             let p = (points[i] / size).rounded(.down)
-            voxels[Voxel(x: Int32(p.x), y: Int32(p.y), z: Int32(p.z)), default: []].append(i)
+            voxels[Voxel(x: Int64(p.x), y: Int64(p.y), z: Int64(p.z)), default: []].append(i)
         }
         var seen = Set<Voxel>()
         var pieces: [[Int]] = []
@@ -57,9 +59,9 @@ extension PlaneDetector {
             var piece: [Int] = []
             while let voxel = queue.popLast() {
                 piece += voxels[voxel]!
-                for dx in Int32(-1)...1 {
-                    for dy in Int32(-1)...1 {
-                        for dz in Int32(-1)...1 {
+                for dx in Int64(-1)...1 {
+                    for dy in Int64(-1)...1 {
+                        for dz in Int64(-1)...1 {
                             let next = Voxel(x: voxel.x + dx, y: voxel.y + dy, z: voxel.z + dz)
                             if voxels[next] != nil, seen.insert(next).inserted { queue.append(next) }
                         }

@@ -18,24 +18,39 @@ public struct PointCloud: Sendable {
 
     public var isOrganized: Bool { height > 1 }
 
-    /// Points with finite coordinates (the grid is dropped).
-    public var validPoints: [SIMD3<Float>] {
-        points.filter { $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }
+    /// Coordinates are metres. A point farther than this from the sensor on any axis is no
+    /// measurement (and would overflow the detector's arithmetic), so it is invalid, as NaN is.
+    public static let maximumCoordinate: Float = 1e6
+
+    /// A point with finite coordinates within `maximumCoordinate`.
+    @inline(__always)
+    public static func isValid(_ point: SIMD3<Float>) -> Bool {
+        abs(point.x) <= maximumCoordinate && abs(point.y) <= maximumCoordinate && abs(point.z) <= maximumCoordinate
     }
 
-    /// The grid as contiguous coordinate planes, for organized clouds.
+    /// The valid points (the grid is dropped).
+    public var validPoints: [SIMD3<Float>] { points.filter(Self.isValid) }
+
+    /// Points with finite coordinates that are nonetheless invalid: beyond `maximumCoordinate`.
+    public var farPointCount: Int {
+        points.reduce(0) { $0 + (!Self.isValid($1) && $1.x.isFinite && $1.y.isFinite && $1.z.isFinite ? 1 : 0) }
+    }
+
+    /// The grid as contiguous coordinate planes, for organized clouds; invalid points are NaN.
     public var organizedPoints: OrganizedPoints? {
         guard isOrganized else { return nil }
-        return OrganizedPoints(width: width, height: height, x: points.map(\.x), y: points.map(\.y), z: points.map(\.z))
+        let grid = points.map { Self.isValid($0) ? $0 : SIMD3(repeating: .nan) }
+        return OrganizedPoints(width: width, height: height, x: grid.map(\.x), y: grid.map(\.y), z: grid.map(\.z))
     }
 
     /// Reads `.ply` (ascii, binary little- or big-endian) or `.pcd` (ascii, binary,
-    /// binary_compressed) by extension.
-    public init(contentsOf path: String) throws(WaymarkError) {
+    /// binary_compressed) by extension. A header that declares more points than `limits` allow,
+    /// or than the file's bytes can hold, is refused before anything is allocated.
+    public init(contentsOf path: String, limits: InputLimits = .standard) throws(WaymarkError) {
         let bytes = try readFileBytes(path)
         switch (path as NSString).pathExtension.lowercased() {
-        case "ply": self = try PLYFile.decode(bytes, path: path)
-        case "pcd": self = try PCDFile.decode(bytes, path: path)
+        case "ply": self = try PLYFile.decode(bytes, path: path, limits: limits)
+        case "pcd": self = try PCDFile.decode(bytes, path: path, limits: limits)
         default: throw WaymarkError(.usage, "\(path): point clouds are read from .ply or .pcd files")
         }
     }

@@ -62,7 +62,7 @@ extension WorldMap {
             let id = Int(try reader.read(Int64.self))
             guard ids.insert(id).inserted else { throw WaymarkError(.badData, "\(name) is malformed: keyframe \(id) appears twice") }
             let timestamp = try reader.read(Double.self)
-            let pose = try readTransform(&reader)
+            let pose = try readTransform(&reader, of: "keyframe \(id)", in: name)
             let intrinsics = Intrinsics(fx: try reader.read(Double.self), fy: try reader.read(Double.self),
                                         cx: try reader.read(Double.self), cy: try reader.read(Double.self))
             let width = Int(try reader.read(UInt32.self))
@@ -110,6 +110,7 @@ extension WorldMap {
         var reader = ByteReader(bytes, name: name)
         let count = try reader.readCount(bytesEach: 8 + 4 + 4 + 14 * 8)
         var anchors: [WorldAnchor] = []
+        var ids = Set<Int>()
         for _ in 0..<count {
             let id = Int(try reader.read(Int64.self))
             let kindName = try reader.read(String.self)
@@ -117,8 +118,12 @@ extension WorldMap {
                 throw WaymarkError(.badData, "\(name) is malformed: anchor \(id) is of unknown kind '\(kindName)'")
             }
             let anchorName = try reader.read(String.self)
-            let transform = try readTransform(&reader)
+            let transform = try readTransform(&reader, of: "anchor \(id)", in: name)
             let extent = SIMD2(try reader.read(Double.self), try reader.read(Double.self))
+            guard extent.x.isFinite, extent.y.isFinite, extent.x >= 0, extent.y >= 0 else {
+                throw WaymarkError(.badData, "\(name) is malformed: anchor \(id) has extent \(extent.x)×\(extent.y)")
+            }
+            guard ids.insert(id).inserted else { throw WaymarkError(.badData, "\(name) is malformed: anchor \(id) appears twice") }
             anchors.append(WorldAnchor(id: id, kind: kind, name: anchorName, transform: transform, extent: extent))
         }
         guard reader.isAtEnd else { throw WaymarkError(.badData, "\(name) is malformed: its anchor section has trailing bytes") }
@@ -129,9 +134,16 @@ extension WorldMap {
         for value in transform.rotation + transform.translation { out.append(value) }
     }
 
-    private static func readTransform(_ reader: inout ByteReader) throws(WaymarkError) -> RigidTransform {
+    /// A transform that is rigid (see RigidTransform.isRigid), else the file is malformed.
+    private static func readTransform(_ reader: inout ByteReader, of what: String, in name: String) throws(WaymarkError)
+        -> RigidTransform
+    {
         var values: [Double] = []
         for _ in 0..<12 { values.append(try reader.read(Double.self)) }
-        return RigidTransform(rotation: Array(values[0..<9]), translation: Array(values[9..<12]))
+        let transform = RigidTransform(rotation: Array(values[0..<9]), translation: Array(values[9..<12]))
+        guard transform.isRigid() else {
+            throw WaymarkError(.badData, "\(name) is malformed: \(what) has a transform that is not a rotation and a finite translation")
+        }
+        return transform
     }
 }

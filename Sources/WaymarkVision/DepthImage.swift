@@ -19,12 +19,12 @@ public struct DepthImage: Sendable {
 
     /// Reads a 16-bit (PNG, TIFF) or 32-bit float (TIFF, PFM) one-channel depth image.
     /// `scale` is metres per stored unit (TUM: 1/5000); nil means millimetres for 16-bit and
-    /// metres for float images.
-    public init(contentsOf path: String, scale: Double? = nil) throws(WaymarkError) {
+    /// metres for float images. `limits` bounds its pixels, as for any image.
+    public init(contentsOf path: String, scale: Double? = nil, limits: InputLimits = .standard) throws(WaymarkError) {
         if let scale, !(scale > 0 && scale.isFinite) {
             throw WaymarkError(.usage, "the depth scale must be a positive number of metres per unit; got \(scale)")
         }
-        let raster = try Raster(contentsOf: path)
+        let raster = try Raster(contentsOf: path, limits: limits)
         let unit: Float
         switch raster.kind {
         case .uint8:

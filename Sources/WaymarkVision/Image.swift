@@ -28,11 +28,15 @@ public final class Image {
 
     deinit { cs_image_destroy(handle) }
 
-    /// Reads an image file; `gray` converts it to one channel.
-    public convenience init(contentsOf path: String, gray: Bool) throws(WaymarkError) {
+    /// Reads an image file; `gray` converts it to one channel. A file whose header declares
+    /// more pixels than `limits` allow is refused before it is decoded.
+    public convenience init(contentsOf path: String, gray: Bool, limits: InputLimits = .standard) throws(WaymarkError) {
         var out: OpaquePointer?
-        try check { cs_image_read(path, gray ? 1 : 3, &out, $0) }
+        try decodeImageFile(path, limits: limits) { bytes, error in
+            cs_image_decode(bytes.baseAddress, bytes.count, path, gray ? 1 : 3, &out, error)
+        }
         self.init(owning: out!)
+        try limits.checkPixels(width: width, height: height, of: path)
     }
 
     /// Copies `pixels`, rows packed (`width * channels` bytes each).
@@ -151,6 +155,6 @@ public final class Image {
 
     /// Writes by extension, replacing any file there atomically.
     public func write(to path: String) throws(WaymarkError) {
-        try check { cs_image_write(handle, path, $0) }
+        try check { cs_image_write(handle, path, temporarySibling(of: path), $0) }
     }
 }

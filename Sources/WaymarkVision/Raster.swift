@@ -13,10 +13,11 @@ public struct Raster: Sendable {
     /// The stored values as floats, row-major.
     public var values: [Float]
 
-    /// Reads an 8-bit, 16-bit or 32-bit float one-channel image (PNG, TIFF, PFM, ...).
-    public init(contentsOf path: String) throws(WaymarkError) {
+    /// Reads an 8-bit, 16-bit or 32-bit float one-channel image (PNG, TIFF, PFM, ...). A file
+    /// whose header declares more pixels than `limits` allow is refused before it is decoded.
+    public init(contentsOf path: String, limits: InputLimits = .standard) throws(WaymarkError) {
         var out: OpaquePointer?
-        try check { cs_raster_read(path, &out, $0) }
+        try decodeImageFile(path, limits: limits) { bytes, error in cs_raster_decode(bytes.baseAddress, bytes.count, path, &out, error) }
         defer { cs_raster_destroy(out) }
         var info = cs_raster_info()
         checkInvariant { cs_raster_get_info(out, &info, $0) }
@@ -27,6 +28,7 @@ public struct Raster: Sendable {
         case Int32(CS_RASTER_U16.rawValue): .uint16
         default: .float32
         }
+        try limits.checkPixels(width: width, height: height, of: path)
         let count = width * height
         values = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
             checkInvariant { cs_raster_copy_values(out, buffer.baseAddress, buffer.count, $0) }
@@ -39,7 +41,7 @@ public struct Raster: Sendable {
     public static func writeUInt16(_ values: [UInt16], width: Int, height: Int, to path: String) throws(WaymarkError) {
         precondition(values.count == width * height, "value count does not match the size")
         try values.withUnsafeBufferPointer { buffer throws(WaymarkError) in
-            try check { cs_raster_write_u16(path, Int32(width), Int32(height), buffer.baseAddress, $0) }
+            try check { cs_raster_write_u16(path, temporarySibling(of: path), Int32(width), Int32(height), buffer.baseAddress, $0) }
         }
     }
 }

@@ -41,7 +41,7 @@ public final class VideoWriter {
 
     public init(path: String, width: Int, height: Int, framesPerSecond: Double) throws(WaymarkError) {
         var out: OpaquePointer?
-        try check { cs_video_writer_open(path, Int32(width), Int32(height), framesPerSecond, &out, $0) }
+        try check { cs_video_writer_open(path, temporarySibling(of: path), Int32(width), Int32(height), framesPerSecond, &out, $0) }
         handle = out!
     }
 

@@ -82,10 +82,12 @@ extension Arguments {
         }
     }
 
-    /// --fps (for plain-folder sequences, 30 by default).
-    func framesPerSecond(default fallback: Double = 30) throws(WaymarkError) -> Double {
+    /// --fps (for image folders and plain-folder sequences, 30 by default), at most `maximum`.
+    func framesPerSecond(default fallback: Double = 30, maximum: Double = 1000) throws(WaymarkError) -> Double {
         try value("--fps").map { (text: String) throws(WaymarkError) -> Double in
-            guard let value = Double(text), value > 0 else { throw WaymarkError(.usage, "--fps must be a positive number; got '\(text)'") }
+            guard let value = Double(text), value > 0, value <= maximum else {
+                throw WaymarkError(.usage, "--fps must be a number of frames per second above 0 and at most \(Int(maximum)); got '\(text)'")
+            }
             return value
         } ?? fallback
     }
@@ -108,5 +110,30 @@ extension Arguments {
             options.goal = goal
         }
         return options
+    }
+}
+
+extension Arguments {
+    static let limitHelp = """
+          --max-megapixels N  refuse an input image or frame over N megapixels, from its header,
+                              before decoding it (default 100)
+        """
+
+    /// --max-megapixels and --max-points: how large an input may be.
+    func limits() throws(WaymarkError) -> InputLimits {
+        var limits = InputLimits.standard
+        if let text = try value("--max-megapixels") {
+            guard let megapixels = Double(text), megapixels > 0, megapixels <= 10_000 else {
+                throw WaymarkError(.usage, "--max-megapixels must be a number above 0 and at most 10000; got '\(text)'")
+            }
+            limits.maxPixels = Int(megapixels * 1e6)
+        }
+        if let text = try value("--max-points") {
+            guard let points = Int(text), points > 0 else {
+                throw WaymarkError(.usage, "--max-points must be a whole number above 0; got '\(text)'")
+            }
+            limits.maxPoints = points
+        }
+        return limits
     }
 }

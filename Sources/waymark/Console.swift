@@ -10,6 +10,18 @@ enum Console {
     static func write(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
 
     static var isTerminal: Bool { isatty(STDERR_FILENO) != 0 }
+
+    /// Text for standard output (help, version), with a line break; a full disk or a closed
+    /// pipe is a write failure, not a silent success.
+    static func output(_ text: String) -> ExitCode {
+        do {
+            try FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
+            return .ok
+        } catch {
+            write("waymark: cannot write to standard output: \(error.localizedDescription)\n")
+            return .writeFailed
+        }
+    }
 }
 
 /// A one-line progress display, shown only when standard error is a terminal.

@@ -22,8 +22,8 @@ enum DemoCommand: Command {
         Options:
           --output DIR        where to write (default out/demo)
           --language LANG     coaching in en (default), zh-Hans or zh-Hant
-          --size WxH          frame size (default 640x480)
-          --fps N             frames per second (default 10)
+          --size WxH          frame size, even numbers from 160x120 to 1920x1080 (default 640x480)
+          --fps N             frames per second, 1 to 60 (default 10)
           --quiet             no progress
           --help              this text
         """
@@ -35,7 +35,8 @@ enum DemoCommand: Command {
         let quiet = arguments.flag("--quiet")
         let output = URL(fileURLWithPath: try arguments.value("--output") ?? "out/demo")
         let size = try self.size(arguments)
-        let fps = try arguments.framesPerSecond(default: 10)
+        let fps = try arguments.framesPerSecond(default: 10, maximum: 60)
+        guard fps >= 1 else { throw WaymarkError(.usage, "--fps must be at least 1 for the sample; got \(fps)") }
         let coaching = try arguments.coaching(defaultGoal: .anySurface)
         guard let posters = Walkthrough.debianPosterFolder else {
             throw WaymarkError(.missingInput, "the sample needs Debian's opencv-doc images (make setup installs opencv-doc)")
@@ -85,9 +86,11 @@ enum DemoCommand: Command {
 
     private static func size(_ arguments: Arguments) throws(WaymarkError) -> (width: Int, height: Int) {
         let text = try arguments.value("--size") ?? "640x480"
-        let parts = text.split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, parts[0] >= 160, parts[1] >= 120, parts[0] % 2 == 0, parts[1] % 2 == 0 else {
-            throw WaymarkError(.usage, "--size must be WxH, even numbers, at least 160x120; got '\(text)'")
+        let parts = text.split(separator: "x", omittingEmptySubsequences: false).compactMap { Int($0) }
+        guard parts.count == 2, (160...1920).contains(parts[0]), (120...1080).contains(parts[1]), parts[0] % 2 == 0,
+            parts[1] % 2 == 0
+        else {
+            throw WaymarkError(.usage, "--size must be WxH, even numbers from 160x120 to 1920x1080; got '\(text)'")
         }
         return (parts[0], parts[1])
     }

@@ -21,10 +21,11 @@ enum DetectCommand: Command {
           --auto-select       search a library of any size: per image, a fast retrieval step picks
                               the 25 most likely references and only those are searched
           --intrinsics LIST   camera focal lengths and centre in pixels: fx,fy,cx,cy
+        \(Arguments.limitHelp)
           --quiet             no warnings
           --help              this text
         """
-    static let valueOptions: Set<String> = ["--references", "--group", "--intrinsics"]
+    static let valueOptions: Set<String> = ["--references", "--group", "--intrinsics", "--max-megapixels"]
     static let flagOptions: Set<String> = ["--auto-select", "--quiet", "--help"]
 
     static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode {
@@ -32,10 +33,11 @@ enum DetectCommand: Command {
         guard !images.isEmpty else { throw WaymarkError(.usage, "detect needs at least one IMAGE; see --help") }
         let intrinsics = try arguments.intrinsics()
         let quiet = arguments.flag("--quiet")
+        let limits = try arguments.limits()
         let loaded = try loadReferences(arguments, quiet: quiet)
         let detector = ImageDetector(references: loaded.references, options: loaded.options)
         return try writeRecordPerInput(images) { (path: String) throws(WaymarkError) in
-            let frame = try Image(contentsOf: path, gray: true)
+            let frame = try Image(contentsOf: path, gray: true, limits: limits)
             let found = detector.detect(in: frame, intrinsics: intrinsics)
             return DetectRecord(image: path, detections: found.map { DetectionRecord($0, includeState: false) })
         } failed: { DetectRecord(image: $0, error: $1) }

@@ -29,10 +29,11 @@ enum MapBuildCommand: Command {
           --depth-scale S     metres per depth unit (default 0.0002 for TUM; else 0.001 for 16-bit
                               and 1 for float depth images)
           --fps N             plain-folder SEQUENCE: frames per second (default 30)
+        \(Arguments.limitHelp)
           --quiet             no progress
           --help              this text
         """
-    static let valueOptions: Set<String> = ["--output", "--poses", "--intrinsics", "--depth-scale", "--fps"]
+    static let valueOptions: Set<String> = ["--max-megapixels", "--output", "--poses", "--intrinsics", "--depth-scale", "--fps"]
     static let flagOptions: Set<String> = ["--help", "--quiet"]
 
     static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode {
@@ -46,6 +47,8 @@ enum MapBuildCommand: Command {
         guard source.info.hasColor else {
             throw WaymarkError(.badData, "\(input) has depth without colour: keyframes need colour images")
         }
+        var plan = OutputPlan(inputs: source.files)
+        try plan.claim(output, for: "--output")
         let session = try SessionSetup.makeSession(arguments, source: source.info)
         if !quiet { for note in source.info.notes { Console.warning(note) } }
         let runner = SessionRunner(source: source, session: session, outputs: SessionRunner.Outputs(mapPath: output),

@@ -34,10 +34,13 @@ enum PlanesCommand: Command {
                               beside the depth image (see README), else over the depth
           --color RRGGBB      colours for the 1st, 2nd, ... plane in overlays (repeatable)
           --seed N            RANSAC seed (default 1); the same seed gives the same planes
+        \(Arguments.limitHelp)
+          --max-points N      refuse a cloud whose header declares over N points (default 50000000)
           --help              this text
         """
     static let valueOptions: Set<String> = [
         "--intrinsics", "--depth-scale", "--gravity", "--tolerance", "--labels", "--overlay", "--color", "--seed",
+        "--max-megapixels", "--max-points",
     ]
     static let flagOptions: Set<String> = ["--help"]
 
@@ -57,21 +60,28 @@ enum PlanesCommand: Command {
         }
         if let text = try arguments.value("--tolerance") { options.tolerance = try parseTolerance(text) }
         let detector = try PlaneDetector(options: options)
+        let limits = try arguments.limits()
         let labelDirectory = try arguments.value("--labels").map(makeDirectory)
         let overlay = try arguments.value("--overlay").map { (directory: String) throws(WaymarkError) in
             PlaneOverlay(directory: try makeDirectory(directory), colors: try arguments.values("--color").map(parseColor))
         }
+        try checkOutputs(of: inputs, labels: labelDirectory, overlays: overlay?.directory)
         return try writeRecordPerInput(inputs) { (path: String) throws(WaymarkError) in
             if isPointCloud(path) {
-                let cloud = try PointCloud(contentsOf: path)
+                let cloud = try PointCloud(contentsOf: path, limits: limits)
                 guard !cloud.validPoints.isEmpty else { throw WaymarkError(.badData, "\(path) has no valid points") }
+                let far = cloud.farPointCount
+                if far > 0 {
+                    Console.warning("\(path): \(far) of \(cloud.points.count) points lie more than \(Int(PointCloud.maximumCoordinate / 1000)) km "
+                                    + "from the sensor and are left out as no measurement")
+                }
                 return PlanesRecord(input: path, planes: PlaneRecord.numbered(detector.detect(in: cloud, down: down).planes))
             }
-            let depth = try DepthImage(contentsOf: path, scale: scale)
+            let depth = try DepthImage(contentsOf: path, scale: scale, limits: limits)
             let camera = intrinsics!
             try check(depth, against: camera, path: path)
             let found = detector.detect(in: depth, intrinsics: camera, down: down)
-            let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+            let stem = Self.stem(path)
             if let labelDirectory {
                 try Raster.writeUInt16(
                     found.labels, width: depth.width, height: depth.height, to: "\(labelDirectory)/\(stem).png")
@@ -79,6 +89,20 @@ enum PlanesCommand: Command {
             try overlay?.draw(found, depth: depth, intrinsics: camera, depthPath: path, stem: stem)
             return PlanesRecord(input: path, planes: PlaneRecord.numbered(found.planes))
         } failed: { PlanesRecord(input: $0, error: $1) }
+    }
+
+    private static func stem(_ path: String) -> String { ((path as NSString).lastPathComponent as NSString).deletingPathExtension }
+
+    /// The label and overlay images of every depth image, against the inputs (and the colour
+    /// images the overlays are drawn on) and each other, before the first input is read.
+    private static func checkOutputs(of inputs: [String], labels: String?, overlays: String?) throws(WaymarkError) {
+        let depthInputs = inputs.filter { !isPointCloud($0) }
+        let backgrounds = overlays == nil ? [] : depthInputs.compactMap(PlaneOverlay.colorImage(besides:))
+        var plan = OutputPlan(inputs: inputs + backgrounds)
+        for input in depthInputs {
+            if let labels { try plan.claim("\(labels)/\(stem(input)).png", for: "--labels (for \(input))") }
+            if let overlays { try plan.claim("\(overlays)/\(stem(input)).png", for: "--overlay (for \(input))") }
+        }
     }
 
     static func isPointCloud(_ path: String) -> Bool {

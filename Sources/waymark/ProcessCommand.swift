@@ -69,11 +69,12 @@ enum ProcessCommand: Command {
                               horizontal_surface, vertical_surface, any_surface (SEQUENCE default)
                               or image (VIDEO default)
           --language LANG     coaching messages in en (default), zh-Hans or zh-Hant
+        \(Arguments.limitHelp)
           --quiet             no progress and no warnings
           --help              this text
         """
     static let valueOptions: Set<String> = [
-        "--references", "--group", "--output", "--annotate", "--intrinsics", "--depth-scale", "--gravity", "--fps",
+        "--max-megapixels", "--references", "--group", "--output", "--annotate", "--intrinsics", "--depth-scale", "--gravity", "--fps",
         "--trajectory", "--interrupt", "--relocalization-timeout", "--save-map", "--load-map", "--place", "--language",
         "--goal", "--report",
     ]
@@ -93,6 +94,9 @@ enum ProcessCommand: Command {
         var coaching = try arguments.coaching(defaultGoal: .image)
         let quiet = arguments.flag("--quiet")
         let hasReferences = try arguments.value("--references") != nil
+        if !hasReferences, let option = ["--group", "--auto-select"].first(where: arguments.has) {
+            throw WaymarkError(.usage, "\(option) chooses among reference images: it needs --references")
+        }
         let source = try SessionSetup.openSource(
             input, arguments: arguments,
             decodesColor: hasReferences || arguments.has("--annotate") || arguments.has("--report"))
@@ -105,8 +109,10 @@ enum ProcessCommand: Command {
         }
         if info.hasDepth, !arguments.has("--goal") { coaching.goal = .anySurface }
         let plan = SessionRunner.Plan(dropped: try SessionSetup.droppedFrames(arguments, frameCount: info.frameCount),
-                                      placements: try SessionSetup.placements(arguments, frameCount: info.frameCount))
+                                      placements: try SessionSetup.placements(arguments, source: info))
         let loaded = hasReferences ? try loadReferences(arguments, quiet: quiet) : nil
+        try checkOutputs(arguments, reading: source.files + [try arguments.value("--references"), try arguments.value("--load-map")]
+            .compactMap { $0 } + (loaded?.references.map(\.entry.path) ?? []))
         let session = try SessionSetup.makeSession(arguments, source: info, loaded: loaded, coaching: coaching,
                                                    objectToPlace: plan.placements.first?.name)
         if !quiet { for note in info.notes + session.support.notes { Console.warning(note) } }
@@ -114,9 +120,7 @@ enum ProcessCommand: Command {
         let trajectoryPath = try arguments.value("--trajectory")
         var outputs = SessionRunner.Outputs(records: try RecordSink(path: output), mapPath: try arguments.value("--save-map"),
                                             includesDetections: hasReferences)
-        outputs.report = try arguments.value("--report").map { (path: String) throws(WaymarkError) in
-            try RunReport(path: path, input: input, coaching: coaching)
-        }
+        outputs.report = try arguments.value("--report").map { RunReport(path: $0, input: input, coaching: coaching) }
         outputs.annotation = try arguments.value("--annotate").map { (path: String) throws(WaymarkError) in
             try SessionAnnotation(path: path, width: info.width, height: info.height,
                                   framesPerSecond: info.framesPerSecond > 0 ? info.framesPerSecond : 30,
@@ -145,5 +149,18 @@ enum ProcessCommand: Command {
             Console.write("waymark: \(outcome.frames) frames, \(found); results in \(output)\n")
         }
         return outcome.exitCode
+    }
+
+    /// Every output against the inputs and each other, before the first frame.
+    private static func checkOutputs(_ arguments: Arguments, reading inputs: [String]) throws(WaymarkError) {
+        if let annotate = try arguments.value("--annotate"),
+            !["mp4", "avi"].contains((annotate as NSString).pathExtension.lowercased())
+        {
+            throw WaymarkError(.usage, "--annotate writes an .mp4 or .avi video; got '\(annotate)'")
+        }
+        var plan = OutputPlan(inputs: inputs)
+        for option in ["--output", "--annotate", "--report", "--save-map", "--trajectory"] {
+            if let path = try arguments.value(option), path != "-" || option != "--output" { try plan.claim(path, for: option) }
+        }
     }
 }

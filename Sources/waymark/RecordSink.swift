@@ -18,8 +18,7 @@ final class RecordSink {
             temporaryPath = nil
             return
         }
-        let url = URL(fileURLWithPath: path)
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial").path
+        let temporary = temporarySibling(of: path)
         guard FileManager.default.createFile(atPath: temporary, contents: nil),
             let handle = FileHandle(forWritingAtPath: temporary)
         else { throw WaymarkError(.cannotCreateOutput, "cannot create \(path)") }

@@ -20,20 +20,22 @@ enum RelocalizeCommand: Command {
           --depth D           IMAGE's depth (same size), to verify the pose against it
           --intrinsics LIST   fx,fy,cx,cy in pixels (default: the map's camera, when IMAGE is its size)
           --depth-scale S     metres per depth unit of D (default 0.001 for 16-bit, 1 for float)
+        \(Arguments.limitHelp)
           --help              this text
         """
-    static let valueOptions: Set<String> = ["--map", "--depth", "--intrinsics", "--depth-scale"]
+    static let valueOptions: Set<String> = ["--map", "--depth", "--intrinsics", "--depth-scale", "--max-megapixels"]
     static let flagOptions: Set<String> = ["--help"]
 
     static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode {
         guard arguments.positionals.count == 1 else { throw WaymarkError(.usage, "relocalize needs exactly one IMAGE; see --help") }
         let path = arguments.positionals[0]
         let mapPath = try arguments.required("--map")
+        let limits = try arguments.limits()
         let map = try WorldMap(contentsOf: mapPath)
         guard let camera = map.keyframes.first(where: { !$0.points.isEmpty }) else {
             throw WaymarkError(.badData, "\(mapPath) holds no keyframe with points")
         }
-        let gray = try Image(contentsOf: path, gray: true)
+        let gray = try Image(contentsOf: path, gray: true, limits: limits)
         let intrinsics: Intrinsics
         if let given = try arguments.intrinsics() {
             intrinsics = given
@@ -44,9 +46,13 @@ enum RelocalizeCommand: Command {
                                + "--intrinsics fx,fy,cx,cy is needed")
         }
         let depth = try arguments.value("--depth").map { (file: String) throws(WaymarkError) -> DepthImage in
-            let depth = try DepthImage(contentsOf: file, scale: try arguments.depthScale())
+            let depth = try DepthImage(contentsOf: file, scale: try arguments.depthScale(), limits: limits)
             guard depth.width == gray.width, depth.height == gray.height else {
                 throw WaymarkError(.badData, "\(file) is \(depth.width)×\(depth.height) but \(path) is \(gray.width)×\(gray.height)")
+            }
+            // Depth that cannot confirm a pose must not be reported as having confirmed it.
+            guard depth.validCount > 0 else {
+                throw WaymarkError(.badData, "\(file) has no valid depth (every pixel is 0, NaN or infinite)")
             }
             return depth
         }

@@ -12,6 +12,7 @@ enum SessionSetup {
         options.intrinsics = try arguments.intrinsics()
         options.posesFile = posesFile
         options.decodesColor = decodesColor
+        options.limits = try arguments.limits()
         let source = try FrameSources.open(input, options: options)
         if source.info.hasDepth, source.info.intrinsics == nil {
             throw WaymarkError(.usage, "\(input) has no intrinsics.txt: --intrinsics fx,fy,cx,cy is needed to turn depth into points")
@@ -48,9 +49,10 @@ enum SessionSetup {
     }
 
     /// --place NAME:FRAME:X,Y (repeatable): a named anchor placed where pixel (X, Y) of frame
-    /// FRAME meets the surfaces, as a person would tap it.
-    static func placements(_ arguments: Arguments, frameCount: Int?) throws(WaymarkError) -> [SessionRunner.Placement] {
-        try arguments.values("--place").map { (text: String) throws(WaymarkError) in
+    /// FRAME meets the surfaces, as a person would tap it; the point must lie in the frame.
+    static func placements(_ arguments: Arguments, source: FrameSourceInfo) throws(WaymarkError) -> [SessionRunner.Placement] {
+        let frameCount = source.frameCount
+        return try arguments.values("--place").map { (text: String) throws(WaymarkError) in
             let parts = text.split(separator: ":", omittingEmptySubsequences: false)
             let xy = parts.count == 3 ? parts[2].split(separator: ",").map { Double($0) } : []
             guard parts.count == 3, !parts[0].isEmpty, let frame = Int(parts[1]), frame >= 0, frame < frameCount ?? .max,
@@ -58,6 +60,10 @@ enum SessionSetup {
             else {
                 let range = frameCount.map { " (0–\($0 - 1))" } ?? ""
                 throw WaymarkError(.usage, "--place must be NAME:FRAME:X,Y with FRAME a frame index\(range); got '\(text)'")
+            }
+            guard x >= 0, x < Double(source.width), y >= 0, y < Double(source.height) else {
+                throw WaymarkError(.usage, "--place \(text): the point \(x),\(y) is outside the \(source.width)×\(source.height) frame "
+                                   + "(X from 0 to under \(source.width), Y from 0 to under \(source.height))")
             }
             return SessionRunner.Placement(name: String(parts[0]), frame: frame, pixel: SIMD2(x, y))
         }

@@ -11,11 +11,9 @@ func runMain(_ tokens: [String]) -> ExitCode {
     }
     switch first {
     case "--version":
-        print(versionText())
-        return .ok
+        return Console.output(versionText())
     case "--help", "-h", "help":
-        print(mainHelp)
-        return .ok
+        return Console.output(mainHelp)
     default: break
     }
     let twoWords = tokens.count > 1 ? "\(tokens[0]) \(tokens[1])" : ""
@@ -31,8 +29,7 @@ func runMain(_ tokens: [String]) -> ExitCode {
     do {
         let arguments = try Arguments(rest, valueOptions: command.valueOptions, flagOptions: command.flagOptions)
         if arguments.flag("--help") {
-            print(command.help)
-            return .ok
+            return Console.output(command.help)
         }
         return try command.run(arguments)
     } catch {

@@ -64,10 +64,11 @@ import WaymarkCore
 
     @Test func aFailedWriteLeavesThePreviousFileIntact() throws {
         let scratch = try Scratch()
-        let path = scratch.path("m.waymap")
-        try Self.sample.write(to: path)
-        // The temporary cannot be created: a folder is in its way.
-        try FileManager.default.createDirectory(atPath: scratch.path(".m.waymap.partial"), withIntermediateDirectories: false)
+        // A name that fits (247 of 255 bytes) whose temporary sibling, longer by ".PID-N.partial"
+        // and a dot, cannot be created.
+        let path = scratch.path(String(repeating: "m", count: 240) + ".waymap")
+        try Self.sample.write(to: scratch.path("m.waymap"))
+        try FileManager.default.copyItem(atPath: scratch.path("m.waymap"), toPath: path)
         #expect(throws: WaymarkError.self) { try SectionedFile(kind: "WMAP", version: 1, sections: []).write(to: path) }
         #expect(try SectionedFile(contentsOf: path, kind: "WMAP", version: 1) == Self.sample)
         #expect(throws: WaymarkError.self) { try Self.sample.write(to: scratch.path("absent/m.waymap")) }

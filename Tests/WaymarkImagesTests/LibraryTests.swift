@@ -61,6 +61,8 @@ import WaymarkVision
             (#"{"images":[{"name":"a","path":"a.png"},{"name":"a","path":"a.png"}]}"#, .badData),
             (#"{"images":[{"name":"a","path":"a.png","physicalWidth":0}]}"#, .badData),
             (#"{"images":[{"name":"a","path":"a.png","physicalWidth":-0.3}]}"#, .badData),
+            (#"{"images":[{"name":"a","path":"a.png","physicalWidth":1e308}]}"#, .badData),
+            (#"{"images":[{"name":"a","path":"a.png","physicalWidth":1e-300}]}"#, .badData),
             (#"{"images":[{"name":"a","path":"missing.png"}]}"#, .missingInput),
             (#"{"images":[{"name":"a"}]}"#, .badData),
             (#"{"images": "#, .badData),

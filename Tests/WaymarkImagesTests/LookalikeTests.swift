@@ -23,4 +23,16 @@ import WaymarkVision
         #expect(pairs.map { [$0.reference, $0.lookalike] } == [[0, 2], [2, 0]])
         #expect(pairs.allSatisfy { $0.share > 0.5 })
     }
+
+    /// Thirty copies of one picture: retrieval weighs every shared word at nothing among them,
+    /// so copies are found by their identical features; each is flagged.
+    @Test func thirtyCopiesOfOnePictureAreEachFlagged() throws {
+        let image = Fixtures.texture(width: 400, height: 300, seed: 8)
+        let copies = try (0..<30).map { try ReferenceImage(entry: ReferenceEntry(name: "copy\($0)", path: "-"), image: image) }
+        let distinct = try ReferenceImage(entry: ReferenceEntry(name: "other", path: "-"),
+                                          image: Fixtures.texture(width: 400, height: 300, seed: 9))
+        let pairs = ReferenceLookalikes.find(in: copies + [distinct])
+        #expect(Set(pairs.map(\.reference)) == Set(0..<30))
+        #expect(pairs.allSatisfy { $0.lookalike < 30 && $0.lookalike != $0.reference })
+    }
 }

@@ -23,7 +23,11 @@ import WaymarkVision
         #expect(source.info.kind == "tum_rgbd" && source.info.hasColor && source.info.hasDepth)
         #expect(source.info.recordedPoses == .groundtruth && source.info.depthScale == 1.0 / 5000)
         #expect(source.frames.count >= depthCount * 3 / 4 && source.frames.count < depthCount)
-        #expect(source.info.notes == ["\(depthCount - source.frames.count) of \(depthCount) depth images have no colour image within 20 ms and are left out"])
+        let colorCount = try TextRows.read(folder + "/rgb.txt").count
+        #expect(source.info.notes == [
+            "\(depthCount - source.frames.count) of \(depthCount) depth images have no colour image within 20 ms and are left out",
+            "\(colorCount - source.frames.count) of \(colorCount) colour images have no depth image within 20 ms and are left out",
+        ])
         let colorTimes = source.frames.map { Double(($0.colorPath! as NSString).lastPathComponent.dropLast(4))! }
         #expect(zip(colorTimes, source.frames).allSatisfy { abs($0 - $1.timestamp) < 0.02 })
         #expect(Set(colorTimes).count == colorTimes.count)
@@ -86,6 +90,43 @@ import WaymarkVision
         #expect { try RGBDRecordingSource(path: folder, options: FrameSourceOptions()) } throws: {
             ($0 as? WaymarkError)?.kind == .badData && "\($0)".contains("appears twice")
         }
+    }
+}
+
+@Suite struct TUMListTests {
+    /// A TUM folder of 4×4 depth images named in `depth.txt` and `rgb.txt` as given.
+    static func recording(depth: String, rgb: String) throws -> (Scratch, String) {
+        let scratch = try Scratch()
+        let folder = scratch.url.path
+        for name in ["a", "b", "c"] {
+            try Raster.writeUInt16([UInt16](repeating: 5000, count: 16), width: 4, height: 4, to: "\(folder)/\(name).png")
+            try Image(width: 4, height: 4, channels: 3).write(to: "\(folder)/\(name).jpg")
+        }
+        try Data(depth.utf8).write(to: URL(fileURLWithPath: "\(folder)/depth.txt"))
+        try Data(rgb.utf8).write(to: URL(fileURLWithPath: "\(folder)/rgb.txt"))
+        return (scratch, folder)
+    }
+
+    @Test(arguments: ["nan", "1e308", "-inf"])
+    func timestampsThatAreNoTimesAreRefused(_ bad: String) throws {
+        let (scratch, folder) = try Self.recording(depth: "1 a.png\n\(bad) b.png\n", rgb: "1 a.jpg\n")
+        #expect { try RGBDRecordingSource(path: folder, options: FrameSourceOptions()) } throws: {
+            ($0 as? WaymarkError)?.kind == .badData && "\($0)".contains("depth.txt, line 2: timestamp") && "\($0)".contains("is not a time in seconds")
+        }
+        _ = scratch
+    }
+
+    /// Shuffled lists are taken in time order, and the notes say so; images of one stream
+    /// without a partner in the other are counted.
+    @Test func shuffledAndUnmatchedListsAreSaidOutLoud() throws {
+        let (scratch, folder) = try Self.recording(depth: "3 c.png\n1 a.png\n2 b.png\n", rgb: "1 a.jpg\n")
+        let source = try RGBDRecordingSource(path: folder, options: FrameSourceOptions())
+        #expect(source.frames.map(\.timestamp) == [1])
+        #expect(source.info.notes == [
+            "depth.txt is not in time order; its images are taken in time order",
+            "2 of 3 depth images have no colour image within 20 ms and are left out",
+        ])
+        _ = scratch
     }
 }
 

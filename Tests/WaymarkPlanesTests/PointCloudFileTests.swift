@@ -134,4 +134,42 @@ import WaymarkPlanes
         }
         #expect(throws: WaymarkError.self) { _ = try PointCloud(contentsOf: scratch.path("absent.ply")) }
     }
+
+    /// Headers that declare more points than the limit, or than the file can hold, are refused
+    /// before anything is allocated for them; so are counts whose product overflows.
+    @Test func declaredCountsAreCheckedBeforeAllocating() throws {
+        let scratch = try Scratch()
+        let xyz = "property float x\nproperty float y\nproperty float z\n"
+        let cases: [(String, String, String)] = [
+            ("huge.ply", "ply\nformat ascii 1.0\nelement vertex 4000000000\n\(xyz)end_header\n0 0 0\n1 1 1\n2 2 2\n", "over the limit"),
+            ("short.ply", "ply\nformat ascii 1.0\nelement vertex 1000\n\(xyz)end_header\n0 0 0\n", "ends after 1 of 1000 vertices"),
+            ("short-binary.ply", "ply\nformat binary_little_endian 1.0\nelement vertex 1000\n\(xyz)end_header\n0123456789ab", "ends after 1 of 1000 vertices"),
+            ("huge.pcd", "FIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nWIDTH 100000\nHEIGHT 100000\nDATA ascii\n0 0 0\n", "over the limit"),
+            ("overflow.pcd", "FIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nWIDTH 4000000000000\nHEIGHT 4000000000000\nDATA ascii\n", "too large"),
+            ("wide-field.pcd", "FIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nCOUNT 1 1 9000000000000000000\nWIDTH 1\nDATA ascii\n0 0 0\n", "COUNT"),
+            ("short.pcd", "FIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nWIDTH 5000\nDATA binary\n0123", "ends after 0 of 5000 points"),
+        ]
+        for (name, text, message) in cases {
+            let path = try write(Array(text.utf8), name, in: scratch)
+            #expect { try PointCloud(contentsOf: path) } throws: {
+                ($0 as? WaymarkError)?.kind == .badData && "\($0)".contains(message)
+            }
+        }
+        let small = try write(Array("ply\nformat ascii 1.0\nelement vertex 3\n\(xyz)end_header\n0 0 0\n1 1 1\n2 2 2\n".utf8), "s.ply", in: scratch)
+        #expect { try PointCloud(contentsOf: small, limits: InputLimits(maxPoints: 2)) } throws: { "\($0)".contains("over the limit of 2") }
+        #expect(try PointCloud(contentsOf: small, limits: InputLimits(maxPoints: 3)).points.count == 3)
+    }
+
+    /// A point a million kilometres out (or a coordinate stored as a huge integer) is no
+    /// measurement: it is left out, and the plane of the rest is found as without it.
+    @Test func farPointsAreInvalidAndDoNotDisturbThePlane() throws {
+        var points = (0..<4000).map { k in SIMD3<Float>(Float(k % 64) * 0.02, Float(k / 64) * 0.02, 2) }
+        points[7] = SIMD3(1e9, 0, 2)
+        points[8] = SIMD3(0, 4_294_967_296, 2)
+        let cloud = PointCloud(points: points)
+        #expect(cloud.farPointCount == 2 && cloud.validPoints.count == 3998)
+        let found = try PlaneDetector(options: PlaneDetectionOptions()).detect(in: cloud).planes
+        #expect(found.count == 1)
+        #expect(abs(abs(found[0].plane.normal.z) - 1) < 1e-6 && abs(abs(found[0].plane.offset) - 2) < 1e-4)
+    }
 }

@@ -46,6 +46,28 @@ import WaymarkVision
         #expect(b.features.keypoints == a.features.keypoints)
     }
 
+    /// A checksum-valid file can still hold what no session saves: it is refused on loading,
+    /// so nothing is ever placed with it.
+    @Test func anchorsNoSessionCouldSaveAreRefused() throws {
+        let scratch = try Scratch()
+        let map = Self.smallMap()
+        let nan = RigidTransform(rotation: [.nan, 0, 0, 0, 1, 0, 0, 0, 1], translation: [0, 0, 0])
+        let scaled = RigidTransform(rotation: [2, 0, 0, 0, 2, 0, 0, 0, 2], translation: [0, 0, 0])
+        let cases: [([WorldAnchor], String)] = [
+            ([WorldAnchor(id: 3, kind: .named, name: "a", transform: nan)], "anchor 3 has a transform that is not a rotation"),
+            ([WorldAnchor(id: 3, kind: .named, name: "a", transform: scaled)], "anchor 3 has a transform that is not a rotation"),
+            (map.anchors + [WorldAnchor(id: 9, kind: .image, name: "b", transform: .identity)], "anchor 9 appears twice"),
+            ([WorldAnchor(id: 3, kind: .plane, name: "a", transform: .identity, extent: SIMD2(.infinity, 1))], "anchor 3 has extent"),
+        ]
+        for (k, (anchors, message)) in cases.enumerated() {
+            let path = scratch.path("m\(k).waymap")
+            try WorldMap(keyframes: map.keyframes, anchors: anchors).write(to: path)
+            #expect { try WorldMap(contentsOf: path) } throws: {
+                ($0 as? WaymarkError)?.kind == .badData && "\($0)".contains(message)
+            }
+        }
+    }
+
     @Test func brokenFilesAreErrorsThatSayWhatIsWrong() throws {
         let scratch = try Scratch()
         let path = scratch.path("m.waymap")

@@ -28,6 +28,12 @@ import WaymarkRecords
         let located = try CLI.run(["relocalize", "--map", map, sequence.appendingPathComponent("rgb/\(name).png").path,
                                    "--depth", sequence.appendingPathComponent("depth/\(name).png").path, "--depth-scale", "0.0002"])
         #expect(located.status == 0, "\(located.stderr)")
+        // Depth with no measurement cannot confirm a pose, so it is not said to have.
+        let blank = scratch.path("blank.png")
+        try Raster.writeUInt16([UInt16](repeating: 0, count: 320 * 240), width: 320, height: 240, to: blank)
+        let unconfirmed = try CLI.run(["relocalize", "--map", map, sequence.appendingPathComponent("rgb/\(name).png").path,
+                                       "--depth", blank])
+        #expect(unconfirmed.status == 65 && unconfirmed.stderr.contains("has no valid depth") && unconfirmed.stdout.isEmpty)
         let answer = try #require(try located.records(RelocalizeRecord.self).first)
         #expect(answer.relocalized, "\(answer)")
         let pose = try #require(answer.pose)

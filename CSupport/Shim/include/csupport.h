@@ -57,8 +57,10 @@ typedef struct cs_image_info {
     int32_t channels;
 } cs_image_info;
 
-/* channels: 1 reads as gray, 3 as BGR. */
-cs_status cs_image_read(const char *path, int32_t channels, cs_image **out, cs_error *error);
+/* Decodes an image file's `count` bytes (PNG, JPEG, ...); `name` is for messages. channels: 1
+   decodes as gray, 3 as BGR. */
+cs_status cs_image_decode(const uint8_t *bytes, size_t count, const char *name, int32_t channels, cs_image **out,
+                          cs_error *error);
 /* Copies `height` rows of `width * channels` bytes, `stride` bytes apart. */
 cs_status cs_image_create(int32_t width, int32_t height, int32_t channels, const uint8_t *pixels,
                           size_t stride, cs_image **out, cs_error *error);
@@ -66,8 +68,9 @@ void cs_image_destroy(cs_image *image);
 cs_status cs_image_get_info(const cs_image *image, cs_image_info *out, cs_error *error);
 /* Copies the pixels out, rows packed (stride = width * channels). */
 cs_status cs_image_copy_pixels(const cs_image *image, uint8_t *out, size_t capacity, cs_error *error);
-/* Writes by extension (.png, .jpg, ...); replaces the file atomically. */
-cs_status cs_image_write(const cs_image *image, const char *path, cs_error *error);
+/* Writes by extension (.png, .jpg, ...) into `temporary` (a sibling of `path` with its extension),
+   then renames it onto `path`: the file is replaced atomically. */
+cs_status cs_image_write(const cs_image *image, const char *path, const char *temporary, cs_error *error);
 /* Converts to one channel; `out` is reused (reallocated only when its size changes). */
 cs_status cs_image_convert_to_gray(const cs_image *image, cs_image *out, cs_error *error);
 /* Resizes with area averaging (shrinking) or bilinear interpolation (growing). */
@@ -157,15 +160,17 @@ typedef struct cs_raster_info {
     int32_t kind; /* cs_raster_kind */
 } cs_raster_info;
 
-/* 8-bit, 16-bit or 32-bit float, one channel (PNG, TIFF, PFM, ...); anything else is CS_DECODE_FAILED. */
-cs_status cs_raster_read(const char *path, cs_raster **out, cs_error *error);
+/* Decodes a file's `count` bytes: 8-bit, 16-bit or 32-bit float, one channel (PNG, TIFF, PFM, ...);
+   anything else is CS_DECODE_FAILED. `name` is for messages. */
+cs_status cs_raster_decode(const uint8_t *bytes, size_t count, const char *name, cs_raster **out, cs_error *error);
 void cs_raster_destroy(cs_raster *raster);
 cs_status cs_raster_get_info(const cs_raster *raster, cs_raster_info *out, cs_error *error);
 /* The raw values as floats, row-major, width * height of them. */
 cs_status cs_raster_copy_values(const cs_raster *raster, float *out, size_t capacity, cs_error *error);
-/* Writes a 16-bit one-channel image (PNG by extension), replacing any file there atomically. */
-cs_status cs_raster_write_u16(const char *path, int32_t width, int32_t height, const uint16_t *values,
-                              cs_error *error);
+/* Writes a 16-bit one-channel image (PNG by extension), replacing any file there atomically
+   (through `temporary`, as cs_image_write). */
+cs_status cs_raster_write_u16(const char *path, const char *temporary, int32_t width, int32_t height,
+                              const uint16_t *values, cs_error *error);
 
 /* ---- Features: keypoints with 256-bit binary descriptors. ---- */
 
@@ -378,9 +383,10 @@ cs_status cs_video_reader_read(cs_video_reader *reader, cs_image *frame, double 
 
 typedef struct cs_video_writer cs_video_writer;
 
-/* Writes BGR frames; the container follows the extension (.mp4 gets mp4v, .avi MJPG). */
-cs_status cs_video_writer_open(const char *path, int32_t width, int32_t height, double frames_per_second,
-                               cs_video_writer **out, cs_error *error);
+/* Writes BGR frames into `temporary` (a sibling of `path` with its extension), renamed onto `path`
+   when finished; the container follows the extension (.mp4 gets mp4v, .avi MJPG). */
+cs_status cs_video_writer_open(const char *path, const char *temporary, int32_t width, int32_t height,
+                               double frames_per_second, cs_video_writer **out, cs_error *error);
 void cs_video_writer_destroy(cs_video_writer *writer);
 cs_status cs_video_writer_write(cs_video_writer *writer, const cs_image *frame, cs_error *error);
 /* Closes the file and moves it into place. Destroying an unfinished writer discards the file. */

@@ -65,17 +65,9 @@ inline void require_capacity(size_t capacity, size_t needed) {
     if (capacity < needed) throw Failure(CS_CAPACITY, "output buffer too small", needed);
 }
 
-// Writes `path` through a sibling temporary file and a rename, so readers never see a
-// half-written file. `write` receives the temporary path (with the same extension).
-template <class Write> void write_atomically(const std::string &path, Write &&write) {
-    auto slash = path.find_last_of('/');
-    auto dot = path.find_last_of('.');
-    std::string extension = (dot != std::string::npos && (slash == std::string::npos || dot > slash))
-                                ? path.substr(dot)
-                                : std::string();
-    std::string directory = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
-    std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-    std::string temporary = directory + "." + name + ".partial" + extension;
+// Writes `path` through `temporary` (a sibling file the caller names uniquely, with the same
+// extension) and a rename, so readers never see a half-written file.
+template <class Write> void write_atomically(const std::string &path, const std::string &temporary, Write &&write) {
     if (!write(temporary)) {
         std::remove(temporary.c_str());
         throw Failure(CS_IO_FAILED, "cannot write " + path);

@@ -264,6 +264,8 @@ void spread_features(const cv::Mat &image, const cs_feature_options &o, std::vec
         if (l >= o.first_level) previous = level;
         // ORB's descriptor step drops keypoints within edge_threshold image pixels of the border.
         const int border = int(std::ceil(float(o.edge_threshold) * std::max(1.f, 1.f / scale)));
+        // Neither this level nor the smaller ones have room for a keypoint.
+        if (level.cols <= 2 * border || level.rows <= 2 * border) break;
         const size_t cell_share = size_t(std::ceil(double(o.spread) * double(quota[size_t(l)]) /
                                                    double(CellGrid(level.size()).count())));
         spread_corners(level, o.fast_threshold, o.min_fast_threshold, cell_share, border, o.opencv_only, corners);
@@ -310,6 +312,14 @@ cs_status cs_features_detect(const cs_image *gray, const cs_feature_options *opt
                         (options->spread == 0 || options->ranking == CS_RANKING_FAST),
                     "cs_features_detect: invalid options");
         *out = nullptr;
+        // ORB keeps no keypoint within edge_threshold of a level's border, so an image too small
+        // for its largest level to hold one has none (and OpenCV's pyramid fails on a level it
+        // rounds to nothing, as a 1-pixel-high image's).
+        const double largest = std::pow(double(options->scale_factor), double(options->first_level));
+        if (cvRound(double(std::min(gray->mat.cols, gray->mat.rows)) * largest) <= 2 * options->edge_threshold) {
+            *out = new cs_features();
+            return;
+        }
         auto orb = cv::ORB::create(options->max_features, options->scale_factor, options->levels,
                                    options->edge_threshold, options->first_level, 2,
                                    options->ranking == CS_RANKING_FAST ? cv::ORB::FAST_SCORE : cv::ORB::HARRIS_SCORE,

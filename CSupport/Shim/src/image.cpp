@@ -7,8 +7,6 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include <sys/stat.h>
-
 namespace {
 
 const cv::Mat &gray_of(const cv::Mat &mat, cv::Mat &scratch) {
@@ -17,13 +15,18 @@ const cv::Mat &gray_of(const cv::Mat &mat, cv::Mat &scratch) {
     return scratch;
 }
 
-cv::Mat read_existing(const char *path, int flags) {
-    struct stat info {};
-    if (::stat(path, &info) != 0) throw cs::Failure(CS_NOT_FOUND, std::string("no such file: ") + path);
-    if (S_ISDIR(info.st_mode)) throw cs::Failure(CS_DECODE_FAILED, std::string("is a directory, not a file: ") + path);
-    cv::Mat mat = cs::io::read_image(path, flags);
+// Decodes a file's bytes (read, checked and bounded by the caller). A decoder that throws, as
+// OpenCV's do on a header they cannot take, fails like one that returns nothing.
+cv::Mat decode(const uint8_t *bytes, size_t count, const char *name, int flags) {
+    cs::require(bytes != nullptr && name != nullptr && count > 0, "decode: NULL or empty argument");
+    cv::Mat mat;
+    try {
+        mat = cs::io::decode_image(cv::Mat(1, int(std::min<size_t>(count, INT32_MAX)), CV_8U, const_cast<uint8_t *>(bytes)), flags);
+    } catch (const cv::Exception &) {
+        mat.release();
+    }
     if (mat.empty())
-        throw cs::Failure(CS_DECODE_FAILED, std::string("not a readable image (corrupt, empty or unsupported format): ") + path);
+        throw cs::Failure(CS_DECODE_FAILED, std::string("not a readable image (corrupt, empty or unsupported format): ") + name);
     return mat;
 }
 
@@ -33,12 +36,13 @@ void require_image(const cs_image *image) { cs::require(image != nullptr && !ima
 
 extern "C" {
 
-cs_status cs_image_read(const char *path, int32_t channels, cs_image **out, cs_error *error) {
+cs_status cs_image_decode(const uint8_t *bytes, size_t count, const char *name, int32_t channels, cs_image **out,
+                          cs_error *error) {
     return cs::guard(error, [&] {
-        cs::require(path != nullptr && out != nullptr, "cs_image_read: NULL argument");
-        cs::require(channels == 1 || channels == 3, "cs_image_read: channels must be 1 or 3");
+        cs::require(out != nullptr, "cs_image_decode: NULL argument");
+        cs::require(channels == 1 || channels == 3, "cs_image_decode: channels must be 1 or 3");
         *out = nullptr;
-        *out = new cs_image{read_existing(path, channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR)};
+        *out = new cs_image{decode(bytes, count, name, channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR)};
     });
 }
 
@@ -79,11 +83,11 @@ cs_status cs_image_copy_pixels(const cs_image *image, uint8_t *out, size_t capac
     });
 }
 
-cs_status cs_image_write(const cs_image *image, const char *path, cs_error *error) {
+cs_status cs_image_write(const cs_image *image, const char *path, const char *temporary, cs_error *error) {
     return cs::guard(error, [&] {
         require_image(image);
-        cs::require(path != nullptr, "cs_image_write: path is NULL");
-        cs::write_atomically(path, [&](const std::string &temporary) { return cs::io::write_image(temporary, image->mat); });
+        cs::require(path != nullptr && temporary != nullptr, "cs_image_write: path is NULL");
+        cs::write_atomically(path, temporary, [&](const std::string &file) { return cs::io::write_image(file, image->mat); });
     });
 }
 
@@ -210,18 +214,18 @@ struct cs_raster {
 
 extern "C" {
 
-cs_status cs_raster_read(const char *path, cs_raster **out, cs_error *error) {
+cs_status cs_raster_decode(const uint8_t *bytes, size_t count, const char *name, cs_raster **out, cs_error *error) {
     return cs::guard(error, [&] {
-        cs::require(path != nullptr && out != nullptr, "cs_raster_read: NULL argument");
+        cs::require(out != nullptr, "cs_raster_decode: NULL argument");
         *out = nullptr;
-        cv::Mat mat = read_existing(path, cv::IMREAD_UNCHANGED);
+        cv::Mat mat = decode(bytes, count, name, cv::IMREAD_UNCHANGED);
         if (mat.channels() != 1)
             throw cs::Failure(CS_DECODE_FAILED, std::string("has ") + std::to_string(mat.channels()) +
-                                                    " channels; a depth or label image has one: " + path);
+                                                    " channels; a depth or label image has one: " + name);
         int depth = mat.depth();
         if (depth != CV_8U && depth != CV_16U && depth != CV_32F)
             throw cs::Failure(CS_DECODE_FAILED,
-                              std::string("values are neither 8-bit, 16-bit nor 32-bit float: ") + path);
+                              std::string("values are neither 8-bit, 16-bit nor 32-bit float: ") + name);
         *out = new cs_raster{std::move(mat)};
     });
 }
@@ -248,13 +252,13 @@ cs_status cs_raster_copy_values(const cs_raster *raster, float *out, size_t capa
     });
 }
 
-cs_status cs_raster_write_u16(const char *path, int32_t width, int32_t height, const uint16_t *values,
+cs_status cs_raster_write_u16(const char *path, const char *temporary, int32_t width, int32_t height, const uint16_t *values,
                               cs_error *error) {
     return cs::guard(error, [&] {
-        cs::require(path != nullptr && values != nullptr, "cs_raster_write_u16: NULL argument");
+        cs::require(path != nullptr && temporary != nullptr && values != nullptr, "cs_raster_write_u16: NULL argument");
         cs::require(width > 0 && height > 0, "cs_raster_write_u16: width and height must be positive");
         cv::Mat mat(height, width, CV_16UC1, const_cast<uint16_t *>(values));
-        cs::write_atomically(path, [&](const std::string &temporary) { return cs::io::write_image(temporary, mat); });
+        cs::write_atomically(path, temporary, [&](const std::string &file) { return cs::io::write_image(file, mat); });
     });
 }
 

@@ -21,14 +21,14 @@ std::string soname(const char *module) {
     return std::string("libopencv_") + module + ".so." + std::to_string(CV_VERSION_MAJOR) + minor;
 }
 
-// OpenCV's and FFmpeg's own logging would print warnings about recoverable trouble (a
-// damaged frame, a backend that cannot take a file) that the caller reports as it sees fit;
-// FFmpeg is tried first for files, before GStreamer. A user's own settings win.
+// OpenCV's and FFmpeg's own logging would print warnings and errors about trouble (a damaged
+// frame, a backend that cannot take a file name) that the caller reports in its own words; FFmpeg
+// is tried first for files, before GStreamer. A user's own settings win.
 void configure_before_loading() {
     static const bool once = [] {
         ::setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0);
         ::setenv("OPENCV_VIDEOIO_PRIORITY_LIST", "FFMPEG,GSTREAMER", 0);
-        if (!std::getenv("OPENCV_LOG_LEVEL")) cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_ERROR);
+        if (!std::getenv("OPENCV_LOG_LEVEL")) cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
         return true;
     }();
     (void)once;
@@ -48,15 +48,15 @@ template <class Function> Function *resolve(const char *module, const char *name
     return reinterpret_cast<Function *>(symbol(module, name));
 }
 
-using Imread = cv::Mat(const std::string &, int);
+using Imdecode = cv::Mat(const cv::_InputArray &, int);
 using Imwrite = bool(const std::string &, const cv::_InputArray &, const std::vector<int> &);
 using Constructor = void(void *self);
 
 } // namespace
 
-cv::Mat read_image(const std::string &path, int flags) {
-    static Imread *imread = resolve<Imread>("imgcodecs", "_ZN2cv6imreadERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEEi");
-    return imread(path, flags);
+cv::Mat decode_image(const cv::Mat &bytes, int flags) {
+    static Imdecode *imdecode = resolve<Imdecode>("imgcodecs", "_ZN2cv8imdecodeERKNS_11_InputArrayEi");
+    return imdecode(cv::_InputArray(bytes), flags);
 }
 
 bool write_image(const std::string &path, const cv::Mat &image, const std::vector<int> &params) {

@@ -3,7 +3,7 @@
 // libopencv_imgcodecs and libopencv_videoio pull in GDAL, FFmpeg, GStreamer and ~200 other
 // libraries; linking them makes every process start ~0.13 s later, even `waymark --version`.
 // So they are not linked: the first image or video call dlopens them and takes the four
-// entry points it needs with dlsym (cv::imread, cv::imwrite and the two default
+// entry points it needs with dlsym (cv::imdecode, cv::imwrite and the two default
 // constructors). Everything else on VideoCapture and VideoWriter is virtual and is reached
 // through the vtable the constructor installs, so no other symbol of those libraries is
 // referenced. The libraries are the ones this shim was compiled against (same version), so
@@ -19,7 +19,7 @@
 
 namespace cs::io {
 
-cv::Mat read_image(const std::string &path, int flags);
+cv::Mat decode_image(const cv::Mat &bytes, int flags);
 bool write_image(const std::string &path, const cv::Mat &image, const std::vector<int> &params = {});
 
 struct DestroyCapture {

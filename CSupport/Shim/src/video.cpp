@@ -84,22 +84,19 @@ cs_status cs_video_reader_read(cs_video_reader *reader, cs_image *frame, double 
     });
 }
 
-cs_status cs_video_writer_open(const char *path, int32_t width, int32_t height, double frames_per_second,
-                               cs_video_writer **out, cs_error *error) {
+cs_status cs_video_writer_open(const char *path, const char *temporary, int32_t width, int32_t height,
+                               double frames_per_second, cs_video_writer **out, cs_error *error) {
     return cs::guard(error, [&] {
-        cs::require(path && out && width > 0 && height > 0 && frames_per_second > 0,
+        cs::require(path && temporary && out && width > 0 && height > 0 && frames_per_second > 0,
                     "cs_video_writer_open: bad argument");
         *out = nullptr;
         std::string p(path);
         auto dot = p.find_last_of('.');
         std::string extension = dot == std::string::npos ? "" : p.substr(dot);
         int fourcc = extension == ".avi" ? fourcc_code('M', 'J', 'P', 'G') : fourcc_code('m', 'p', '4', 'v');
-        auto slash = p.find_last_of('/');
-        std::string directory = slash == std::string::npos ? "" : p.substr(0, slash + 1);
-        std::string name = slash == std::string::npos ? p : p.substr(slash + 1);
         auto writer = new cs_video_writer{};
         writer->path = p;
-        writer->temporary = directory + "." + name + ".partial" + extension;
+        writer->temporary = temporary;
         writer->size = cv::Size(width, height);
         // The overload without a backend is the virtual one (see lazy_io.hpp); OpenCV tries
         // FFmpeg first for files.
