@@ -12,7 +12,7 @@ OPEN3D := open3d-cpu==0.20.0
 PC_DIR := /usr/local/lib/pkgconfig
 OUT := out
 
-.PHONY: setup test-setup bench-setup build demo test tsan bench clean
+.PHONY: setup test-setup bench-setup build demo test tsan sanitize bench clean
 
 # Debian packages, then Waymark's own pkg-config file (CSupport/pkgconfig/waymark-opencv.pc),
 # which links only the OpenCV modules the shim uses.
@@ -46,6 +46,14 @@ tsan: test-setup
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --sanitize=thread --scratch-path $(TSAN_BUILD) \
 		--filter 'WaymarkTests|WorldTrackerTests'
+
+# AddressSanitizer and UndefinedBehaviorSanitizer over the whole test suite, the C++ shim
+# included (SwiftPM compiles C and C++ targets with the same -fsanitize flags), in their own build.
+SANITIZE_BUILD := .build/sanitize
+sanitize: test-setup
+	$(SWIFT) build --build-tests --sanitize=address --sanitize=undefined --scratch-path $(SANITIZE_BUILD)
+	ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		$(SWIFT) test --skip-build --sanitize=address --sanitize=undefined --scratch-path $(SANITIZE_BUILD)
 
 bench-setup: setup
 	@dpkg -s $(BENCH_PACKAGES) >/dev/null 2>&1 || \

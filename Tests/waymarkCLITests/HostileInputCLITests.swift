@@ -113,12 +113,19 @@ import WaymarkSamples
         #expect(mkfifo(fifo, 0o644) == 0)
         let big = setup.path("big.png")
         try syntheticTexture(width: 400, height: 300, seed: 1).write(to: big)
+        // libpng finds the damage and says so on stderr itself; our line comes first and carries its reason.
+        var png = [UInt8](try Data(contentsOf: URL(fileURLWithPath: big)))
+        let data = try #require((0..<(png.count - 4)).first { png[$0..<($0 + 4)].elementsEqual(Array("IDAT".utf8)) })
+        png[data + 20] ^= 0xFF
+        let corrupt = setup.path("corrupt.png")
+        try Data(png).write(to: URL(fileURLWithPath: corrupt))
         try FileManager.default.createDirectory(atPath: setup.path("empty"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: setup.path("loop"), withDestinationPath: setup.path("loop"))
         let cases: [([String], Int32, String)] = [
             (["detect", "--references", setup.reference, fifo], 65, "is a FIFO"),
             (["detect", "--references", setup.reference, "--max-megapixels", "0.1", big], 65, "400×300 pixels, over the limit of 0.1 megapixels"),
             (["process", setup.path("empty"), "--references", setup.reference], 65, "is a folder without images"),
+            (["detect", "--references", setup.reference, corrupt], 65, "not a readable image (corrupt, empty or unsupported format): \(corrupt) (libpng error: IDAT: "),
             (["process", setup.path("absent"), "--references", setup.reference], 66, "no such file"),
             (["process", setup.path("loop"), "--references", setup.reference], 65, "is a loop of symbolic links"),
         ]

@@ -20,13 +20,20 @@ const cv::Mat &gray_of(const cv::Mat &mat, cv::Mat &scratch) {
 cv::Mat decode(const uint8_t *bytes, size_t count, const char *name, int flags) {
     cs::require(bytes != nullptr && name != nullptr && count > 0, "decode: NULL or empty argument");
     cv::Mat mat;
+    std::string messages;
     try {
-        mat = cs::io::decode_image(cv::Mat(1, int(std::min<size_t>(count, INT32_MAX)), CV_8U, const_cast<uint8_t *>(bytes)), flags);
+        mat = cs::io::decode_image(cv::Mat(1, int(std::min<size_t>(count, INT32_MAX)), CV_8U, const_cast<uint8_t *>(bytes)),
+                                   flags, messages);
     } catch (const cv::Exception &) {
         mat.release();
     }
-    if (mat.empty())
-        throw cs::Failure(CS_DECODE_FAILED, std::string("not a readable image (corrupt, empty or unsupported format): ") + name);
+    if (mat.empty()) {
+        // The codec's last line says what it found wrong ("IDAT: CRC error"); warnings before it are noise.
+        std::string reason = messages.substr(0, messages.find_last_not_of("\n") + 1);
+        reason = reason.substr(reason.find_last_of('\n') + 1);
+        throw cs::Failure(CS_DECODE_FAILED, std::string("not a readable image (corrupt, empty or unsupported format): ") + name +
+                                                (reason.empty() ? "" : " (" + reason + ")"));
+    }
     return mat;
 }
 

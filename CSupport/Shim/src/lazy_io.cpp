@@ -5,8 +5,12 @@
 #include <opencv2/core/utils/logger.hpp>
 
 #include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <mutex>
 
 #include <new>
 
@@ -54,9 +58,51 @@ using Constructor = void(void *self);
 
 } // namespace
 
-cv::Mat decode_image(const cv::Mat &bytes, int flags) {
+namespace {
+
+// Points standard error at `file` while it lives, then back.
+class RedirectedStderr {
+  public:
+    explicit RedirectedStderr(int file) : saved_(::dup(STDERR_FILENO)) {
+        std::fflush(stderr);
+        if (saved_ >= 0) ::dup2(file, STDERR_FILENO);
+    }
+    ~RedirectedStderr() {
+        std::fflush(stderr);
+        if (saved_ < 0) return;
+        ::dup2(saved_, STDERR_FILENO);
+        ::close(saved_);
+    }
+    RedirectedStderr(const RedirectedStderr &) = delete;
+    RedirectedStderr &operator=(const RedirectedStderr &) = delete;
+
+  private:
+    int saved_;
+};
+
+} // namespace
+
+cv::Mat decode_image(const cv::Mat &bytes, int flags, std::string &messages) {
     static Imdecode *imdecode = resolve<Imdecode>("imgcodecs", "_ZN2cv8imdecodeERKNS_11_InputArrayEi");
-    return imdecode(cv::_InputArray(bytes), flags);
+    // libpng, libjpeg and libtiff print their warnings and errors on standard error themselves
+    // (an iCCP profile warning for a good PNG, a CRC error ahead of the caller's own message
+    // for a bad one). Their text goes to a memory file while one image decodes and comes back
+    // in `messages`; standard error is the process's, so decodes take turns.
+    static std::mutex turn;
+    static const int capture = ::memfd_create("waymark-codec-messages", MFD_CLOEXEC);
+    messages.clear();
+    if (capture < 0) return imdecode(cv::_InputArray(bytes), flags);
+    std::lock_guard<std::mutex> lock(turn);
+    if (::ftruncate(capture, 0) != 0 || ::lseek(capture, 0, SEEK_SET) != 0) return imdecode(cv::_InputArray(bytes), flags);
+    cv::Mat mat;
+    {
+        RedirectedStderr redirected(capture);
+        mat = imdecode(cv::_InputArray(bytes), flags);
+    }
+    char text[1024];
+    const ssize_t length = ::pread(capture, text, sizeof text, 0);
+    if (length > 0) messages.assign(text, size_t(length));
+    return mat;
 }
 
 bool write_image(const std::string &path, const cv::Mat &image, const std::vector<int> &params) {

@@ -19,7 +19,8 @@
 
 namespace cs::io {
 
-cv::Mat decode_image(const cv::Mat &bytes, int flags);
+// cv::imdecode; what the codec libraries print meanwhile comes back in `messages`, not on stderr.
+cv::Mat decode_image(const cv::Mat &bytes, int flags, std::string &messages);
 bool write_image(const std::string &path, const cv::Mat &image, const std::vector<int> &params = {});
 
 struct DestroyCapture {
