@@ -9,10 +9,20 @@ public func readFileBytes(_ path: String, maxBytes: Int = .max) throws(WaymarkEr
     guard size <= maxBytes else {
         throw WaymarkError(.badData, "\(path) is \(size) bytes, more than the \(maxBytes) this input may have")
     }
-    guard let data = FileManager.default.contents(atPath: path), data.count == size else {
-        throw WaymarkError(.badData, "cannot read \(path)")
+    // Straight into the array: frames are read this way, and going through Data copied each twice.
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw WaymarkError(.badData, "cannot read \(path): \(String(cString: strerror(errno)))") }
+    defer { close(descriptor) }
+    let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+        count = 0
+        while count < size, let start = buffer.baseAddress {
+            let n = read(descriptor, start + count, size - count)
+            if n <= 0 { break }
+            count += n
+        }
     }
-    return [UInt8](data)
+    guard bytes.count == size else { throw WaymarkError(.badData, "cannot read \(path): it changed while being read") }
+    return bytes
 }
 
 /// The size of the regular file at `path`, or the reason it is not one.

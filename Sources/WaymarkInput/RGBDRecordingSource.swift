@@ -187,7 +187,7 @@ public final class RGBDRecordingSource: FileFrameSource {
         }
         let entries = rows.sorted { $0.timestamp < $1.timestamp }
         if !zip(rows, entries).allSatisfy({ $0.timestamp == $1.timestamp }) {
-            notes.append("\((path as NSString).lastPathComponent) is not in time order; its images are taken in time order")
+            notes.append("\(splitFolder(path).file) is not in time order; its images are taken in time order")
         }
         if let repeated = zip(entries, entries.dropFirst()).first(where: { $0.timestamp == $1.timestamp }) {
             throw WaymarkError(.badData, "\(path): timestamp \(repeated.0.timestamp) appears twice")
