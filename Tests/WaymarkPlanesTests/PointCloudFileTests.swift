@@ -160,6 +160,51 @@ import WaymarkPlanes
         #expect(try PointCloud(contentsOf: small, limits: InputLimits(maxPoints: 3)).points.count == 3)
     }
 
+    /// Found by the PLY fuzzer (Tests/Fuzz/Regressions/ply): elements without properties
+    /// before the vertices, declaring 10¹⁵ rows of no bytes, were counted through one by one.
+    /// They hold nothing, so the vertices after them read at once.
+    @Test func elementsWithoutPropertiesAreNoRows() throws {
+        let scratch = try Scratch()
+        var bytes = Array("""
+            ply
+            format binary_little_endian 1.0
+            element nothing 1000000000000000
+            element vertex 3
+            property float x
+            property float y
+            property float z
+            end_header
+
+            """.utf8)
+        for p in Self.points { bytes += [p.x, p.y, p.z].flatMap { Self.bytes($0) } }
+        #expect(try PointCloud(contentsOf: try write(bytes, "empty-element.ply", in: scratch)).points == Self.points)
+    }
+
+    /// Found by the PLY fuzzer: a list whose length is negative (or larger than the rest of the
+    /// file) moved the reading position outside the file. It is a malformed file.
+    @Test(arguments: [Int32(-1_000_000), 1_000_000])
+    func listLengthsThatLeaveTheFileAreBadData(length: Int32) throws {
+        let scratch = try Scratch()
+        var bytes = Array("""
+            ply
+            format binary_little_endian 1.0
+            element face 1
+            property list int int vertex_indices
+            element vertex 3
+            property float x
+            property float y
+            property float z
+            end_header
+
+            """.utf8)
+        bytes += Self.littleEndian(length) + Self.littleEndian(Int32(0))
+        for p in Self.points { bytes += [p.x, p.y, p.z].flatMap { Self.bytes($0) } }
+        let path = try write(bytes, "list.ply", in: scratch)
+        #expect { try PointCloud(contentsOf: path) } throws: {
+            ($0 as? WaymarkError)?.kind == .badData && "\($0)".contains("a list in 'face' has a length that does not fit the file")
+        }
+    }
+
     /// A point a million kilometres out (or a coordinate stored as a huge integer) is no
     /// measurement: it is left out, and the plane of the rest is found as without it.
     @Test func farPointsAreInvalidAndDoNotDisturbThePlane() throws {
