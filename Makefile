@@ -12,7 +12,7 @@ OPEN3D := open3d-cpu==0.20.0
 PC_DIR := /usr/local/lib/pkgconfig
 OUT := out
 
-.PHONY: setup test-setup bench-setup build demo test tsan sanitize bench clean
+.PHONY: setup test-setup bench-setup build demo test tsan sanitize fuzz bench clean
 
 # Debian packages, then Waymark's own pkg-config file (CSupport/pkgconfig/waymark-opencv.pc),
 # which links only the OpenCV modules the shim uses.
@@ -40,23 +40,50 @@ test: test-setup
 	$(SWIFT) test --skip-build
 
 # The session's two threads share the Session object (see Session.process), so ThreadSanitizer
-# checks what the compiler cannot: the tests that run sessions and trackers, in their own build.
+# checks what the compiler cannot: the tests that run sessions and trackers, then a `process`
+# run over the TUM excerpt (interrupted, relocalized, saving a map), in their own build.
+DATASETS ?= $(or $(WAYMARK_DATASETS),../shared/datasets)
+TUM_EXCERPT := $(DATASETS)/tum_fr1_xyz_excerpt
+TUM_RUN := process $(TUM_EXCERPT) --intrinsics 517.3,516.5,318.6,255.3 --interrupt 10:5 --place lamp:3:320,240 --quiet
 TSAN_BUILD := .build/tsan
 tsan: test-setup
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path $(TSAN_BUILD)
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --sanitize=thread --scratch-path $(TSAN_BUILD) \
 		--filter 'WaymarkTests|WorldTrackerTests'
+	@if [ -d $(TUM_EXCERPT) ]; then mkdir -p $(OUT)/tsan && set -x && TSAN_OPTIONS=halt_on_error=1 \
+		$(TSAN_BUILD)/debug/waymark $(TUM_RUN) --save-map $(OUT)/tsan/map.waymap --output $(OUT)/tsan/process.jsonl; \
+	else echo "skipped the process run: no $(TUM_EXCERPT)"; fi
 
 # AddressSanitizer over the whole test suite (Swift, and the C++ shim, which SwiftPM compiles
 # with the same flag), plus UndefinedBehaviorSanitizer on the shim (swiftc has no UBSan on Linux;
-# its runtime is linked through clang), in their own build.
+# its runtime is linked through clang), in their own build; then `process` runs under both: the
+# TUM excerpt (surfaces, map, interruption, relocalization, annotated video, report) and a video
+# with a reference image.
 SANITIZE_BUILD := .build/sanitize
 SANITIZE_FLAGS := --sanitize=address -Xcc -fsanitize=undefined -Xcxx -fsanitize=undefined \
 	-Xswiftc -Xclang-linker -Xswiftc -fsanitize=undefined --scratch-path $(SANITIZE_BUILD)
+SANITIZE_ENV := ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 sanitize: test-setup
 	$(SWIFT) build --build-tests $(SANITIZE_FLAGS)
-	ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		$(SWIFT) test --skip-build $(SANITIZE_FLAGS)
+	$(SANITIZE_ENV) $(SWIFT) test --skip-build $(SANITIZE_FLAGS)
+	@if [ -d $(TUM_EXCERPT) ]; then mkdir -p $(OUT)/sanitize && set -x && \
+		$(SANITIZE_ENV) $(SANITIZE_BUILD)/debug/waymark $(TUM_RUN) --save-map $(OUT)/sanitize/map.waymap \
+			--trajectory $(OUT)/sanitize/trajectory.txt --annotate $(OUT)/sanitize/annotated.mp4 \
+			--report $(OUT)/sanitize/report.html --output $(OUT)/sanitize/process.jsonl && \
+		$(SANITIZE_ENV) $(SANITIZE_BUILD)/debug/waymark process $(DATASETS)/opencv_samples/box.mp4 \
+			--references $(DATASETS)/opencv_samples/box.png --output $(OUT)/sanitize/video.jsonl --quiet; \
+	else echo "skipped the process runs: no $(TUM_EXCERPT)"; fi
+
+# libFuzzer over the file readers (Tests/Fuzz: manifest, PLY, PCD, images, TUM lists and
+# trajectories, .waymap), under AddressSanitizer, FUZZ_SECONDS each, seeded from the shared
+# datasets (Datasets/fuzz-seeds.py); fails if any target finds a crash.
+FUZZ_BUILD := .build/fuzz
+FUZZ_SECONDS ?= 60
+fuzz: build
+	cd Tests/Fuzz && $(SWIFT) build -c release --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer \
+		--scratch-path ../../$(FUZZ_BUILD)
+	@[ -d $(FUZZ_BUILD)/seeds ] || /usr/bin/python3 Datasets/fuzz-seeds.py $(DATASETS) $(FUZZ_BUILD)/seeds .build/release/waymark
+	Tests/Fuzz/fuzz.sh $(FUZZ_SECONDS)
 
 bench-setup: setup
 	@dpkg -s $(BENCH_PACKAGES) >/dev/null 2>&1 || \
