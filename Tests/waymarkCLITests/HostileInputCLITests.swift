@@ -135,6 +135,25 @@ import WaymarkSamples
         }
     }
 
+    /// An image that decodes with a damaged ancillary chunk (an iCCP colour profile with a bad
+    /// checksum, as some editors write) loads as any other; libpng's warnings about it stay off
+    /// the user's terminal.
+    @Test func codecWarningsAboutUsableImagesStayQuiet() throws {
+        let setup = try Setup()
+        let folder = setup.path("library")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var png = [UInt8](try Data(contentsOf: URL(fileURLWithPath: setup.reference)))
+        let profile = Array("bad profile".utf8) + [0, 0] + Array("not a profile".utf8)
+        // After the signature (8 bytes) and IHDR (25): length, type, data and a CRC of zeros.
+        png.insert(contentsOf: [0, 0, 0, UInt8(profile.count)] + Array("iCCP".utf8) + profile + [0, 0, 0, 0], at: 33)
+        try Data(png).write(to: URL(fileURLWithPath: "\(folder)/profiled.png"))
+        try syntheticTexture(width: 320, height: 240, seed: 8).write(to: "\(folder)/other.png")
+        let result = try CLI.run(["references", "check", folder])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("libpng"), "\(result.stderr)")
+        #expect(try result.records(ReferenceCheckRecord.self).count == 2)
+    }
+
     @Test func helpThatCannotBeWrittenIsAWriteFailure() throws {
         let process = Process()
         process.executableURL = CLI.executable
