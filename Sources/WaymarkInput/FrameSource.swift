@@ -44,10 +44,13 @@ public struct FrameSourceInfo: Sendable {
     public var intrinsics: Intrinsics?
     /// Things a person should know about the input (frames left out, and why).
     public var notes: [String]
+    /// Images the input holds that no frame uses (a colour image without depth within the
+    /// association tolerance, or the reverse); `notes` say why.
+    public var imagesLeftOut: Int
 
     public init(kind: String, path: String, width: Int, height: Int, framesPerSecond: Double, frameCount: Int?,
                 hasColor: Bool, hasDepth: Bool, depthScale: Double? = nil, recordedPoses: RecordedPoseOrigin? = nil,
-                intrinsics: Intrinsics? = nil, notes: [String] = [])
+                intrinsics: Intrinsics? = nil, notes: [String] = [], imagesLeftOut: Int = 0)
     {
         self.kind = kind
         self.path = path
@@ -61,6 +64,7 @@ public struct FrameSourceInfo: Sendable {
         self.recordedPoses = recordedPoses
         self.intrinsics = intrinsics
         self.notes = notes
+        self.imagesLeftOut = imagesLeftOut
     }
 }
 

@@ -51,6 +51,7 @@ public final class RGBDRecordingSource: FileFrameSource {
         try options.checkFramesPerSecond()
         let manager = FileManager.default
         var notes: [String] = []
+        var leftOut = 0
         var files: [FrameFiles]
         let hasColor: Bool
         if manager.fileExists(atPath: folder + "/depth.txt") {
@@ -65,6 +66,7 @@ public final class RGBDRecordingSource: FileFrameSource {
                                depthPath: folder + "/" + depth[d].path)
                 }
                 hasColor = true
+                leftOut = depth.count + color.count - 2 * pairs.count
                 if pairs.count < depth.count {
                     notes.append("\(depth.count - pairs.count) of \(depth.count) depth images have no colour image within "
                                  + "\(Self.milliseconds(options.associationTolerance)) and are left out")
@@ -94,6 +96,7 @@ public final class RGBDRecordingSource: FileFrameSource {
                                   depthPath: folder + "/depth/" + name)
             }
             hasColor = colorFolder != nil
+            leftOut = names.count - files.count
             if files.count < names.count {
                 notes.append("\(names.count - files.count) of \(names.count) depth images have no colour image of the same name and are left out")
             }
@@ -113,7 +116,7 @@ public final class RGBDRecordingSource: FileFrameSource {
             kind: layout == .tum ? "tum_rgbd" : "rgbd_folder", path: folder, width: size.width, height: size.height,
             framesPerSecond: Self.framesPerSecond(files.map(\.timestamp)), frameCount: files.count, hasColor: hasColor,
             hasDepth: true, depthScale: depthScale, recordedPoses: poses?.origin,
-            intrinsics: intrinsics, notes: notes)
+            intrinsics: intrinsics, notes: notes, imagesLeftOut: leftOut)
         frames = files
         decodesColor = options.decodesColor
         limits = options.limits

@@ -69,10 +69,14 @@ public struct MapBuildRecord: Codable, Sendable {
     /// Frames that had a pose.
     public var framesUsed: Int
     public var framesWithErrors: Int
+    /// Images of the recording that no frame used (unpaired colour or depth images).
+    public var imagesLeftOut: Int
     /// file, groundtruth or odometry.
     public var poses: String
 
-    public init(map path: String, _ map: WorldMap, frames: Int, framesUsed: Int, framesWithErrors: Int, poses: String) {
+    public init(map path: String, _ map: WorldMap, frames: Int, framesUsed: Int, framesWithErrors: Int, imagesLeftOut: Int,
+                poses: String)
+    {
         self.map = path
         keyframes = map.keyframes.count
         points = map.pointCount
@@ -80,6 +84,7 @@ public struct MapBuildRecord: Codable, Sendable {
         self.frames = frames
         self.framesUsed = framesUsed
         self.framesWithErrors = framesWithErrors
+        self.imagesLeftOut = imagesLeftOut
         self.poses = poses
     }
 }

@@ -151,6 +151,11 @@ public struct ProcessSummary: Codable, Sendable {
     public var framesDropped: Int
     public var framesWithErrors: Int
     public var framesWithDetections: Int
+    /// Images of the input that no frame used (unpaired colour or depth images).
+    public var imagesLeftOut: Int
+    /// What the input's reader noticed (images left out, lists out of time order), as the
+    /// warnings on stderr said it; absent when nothing.
+    public var inputNotes: [String]?
     /// Every frame was read and the input did not break off.
     public var complete: Bool
     /// Why the input stopped early.
@@ -164,12 +169,14 @@ public struct ProcessSummary: Codable, Sendable {
     public var anchors: [AnchorRecord]
 
     public init(frames: Int, framesDropped: Int, framesWithErrors: Int, framesWithDetections: Int, stopped: WaymarkError?,
-                session: Session)
+                session: Session, source: FrameSourceInfo)
     {
         self.frames = frames
         self.framesDropped = framesDropped
         self.framesWithErrors = framesWithErrors
         self.framesWithDetections = framesWithDetections
+        imagesLeftOut = source.imagesLeftOut
+        inputNotes = source.notes.isEmpty ? nil : source.notes
         complete = stopped == nil && framesWithErrors == 0
         error = stopped.map { "stopped after frame \(frames): \($0.message)" }
         interruptions = session.interruptions

@@ -20,7 +20,7 @@ enum MapBuildCommand: Command {
         A frame that cannot be read is left out and the map built from the others; the exit code
         then says so. Prints one JSON line (schema "waymark.map-build/1", see docs/OUTPUT.md):
         {"schema", "map", "keyframes", "points", "anchors", "frames", "framesUsed",
-        "framesWithErrors", "poses"}.
+        "framesWithErrors", "imagesLeftOut", "poses"}.
 
         Options:
           --output FILE       the .waymap file to write (replaced only once complete)
@@ -60,7 +60,7 @@ enum MapBuildCommand: Command {
         try map.write(to: output)
         let sink = try RecordSink(path: nil)
         try sink.write(MapBuildRecord(map: output, map, frames: outcome.frames, framesUsed: outcome.framesWithPose,
-                                      framesWithErrors: outcome.framesWithErrors,
+                                      framesWithErrors: outcome.framesWithErrors, imagesLeftOut: source.info.imagesLeftOut,
                                       poses: source.info.recordedPoses?.rawValue ?? "odometry"))
         try sink.finish()
         if let first = outcome.stopped ?? outcome.firstFrameError {

@@ -136,7 +136,8 @@ enum ProcessCommand: Command {
 
         try outputs.records?.write(ProcessSummary(
             frames: outcome.frames, framesDropped: outcome.framesDropped, framesWithErrors: outcome.framesWithErrors,
-            framesWithDetections: outcome.framesWithDetections, stopped: outcome.stopped, session: session))
+            framesWithDetections: outcome.framesWithDetections, stopped: outcome.stopped, session: session,
+            source: info))
         try outputs.records?.finish()
         try session.saveMap(to: outputs.mapPath)
         if let trajectoryPath { try writeAtomically(outcome.trajectory.tumText, to: trajectoryPath, what: "the trajectory") }

@@ -28,6 +28,7 @@ import WaymarkVision
             "\(depthCount - source.frames.count) of \(depthCount) depth images have no colour image within 20 ms and are left out",
             "\(colorCount - source.frames.count) of \(colorCount) colour images have no depth image within 20 ms and are left out",
         ])
+        #expect(source.info.imagesLeftOut == depthCount + colorCount - 2 * source.frames.count)
         let colorTimes = source.frames.map { Double(($0.colorPath! as NSString).lastPathComponent.dropLast(4))! }
         #expect(zip(colorTimes, source.frames).allSatisfy { abs($0 - $1.timestamp) < 0.02 })
         #expect(Set(colorTimes).count == colorTimes.count)
@@ -66,6 +67,7 @@ import WaymarkVision
         #expect(source.info.kind == "rgbd_folder" && source.info.depthScale == nil)
         #expect(source.frames.map(\.timestamp) == [0, 0.2, 0.3])
         #expect(source.info.notes.count == 1 && source.info.notes[0].contains("1 of 4 depth images"))
+        #expect(source.info.imagesLeftOut == 1)
         var frames: [InputFrame] = []
         while let frame = try source.next() { frames.append(frame) }
         #expect(frames.map(\.index) == [0, 1, 2])
@@ -126,6 +128,7 @@ import WaymarkVision
             "depth.txt is not in time order; its images are taken in time order",
             "2 of 3 depth images have no colour image within 20 ms and are left out",
         ])
+        #expect(source.info.imagesLeftOut == 2)
         _ = scratch
     }
 }

@@ -76,6 +76,33 @@ import WaymarkRecords
         #expect(withIntrinsics.status == 0, "\(withIntrinsics.stderr)")
     }
 
+    /// Colour images without a depth partner are left out: a warning on stderr, and even under
+    /// --quiet the summary counts them and carries the reader's note.
+    @Test func imagesLeftOutAreCountedInTheSummary() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("tum")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("depth"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("rgb"), withIntermediateDirectories: true)
+        let depth = [UInt16](repeating: 5000, count: 64 * 48)
+        for time in ["1.0", "2.0"] {
+            try Raster.writeUInt16(depth, width: 64, height: 48, to: folder.appendingPathComponent("depth/\(time).png").path)
+        }
+        for time in ["1.0", "1.5", "2.0", "2.5"] {
+            try Image(width: 64, height: 48, channels: 3, pixels: [UInt8](repeating: 90, count: 64 * 48 * 3))
+                .write(to: folder.appendingPathComponent("rgb/\(time).png").path)
+        }
+        try Data("1.0 depth/1.0.png\n2.0 depth/2.0.png\n".utf8).write(to: folder.appendingPathComponent("depth.txt"))
+        try Data("1.0 rgb/1.0.png\n1.5 rgb/1.5.png\n2.0 rgb/2.0.png\n2.5 rgb/2.5.png\n".utf8)
+            .write(to: folder.appendingPathComponent("rgb.txt"))
+        let note = "2 of 4 colour images have no depth image within 20 ms and are left out"
+        let loud = try CLI.run(["process", folder.path, "--intrinsics", "50,50,32,24"])
+        #expect(loud.status == 0 && loud.stderr.contains("warning: \(note)"), "\(loud.stderr)")
+        let quiet = try CLI.run(["process", folder.path, "--intrinsics", "50,50,32,24", "--quiet"])
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+        let summary = try #require(try ProcessOutput(quiet.stdout).summary)
+        #expect(summary.frames == 2 && summary.imagesLeftOut == 2 && summary.inputNotes == [note])
+    }
+
     @Test func aFrameThatCannotBeReadIsReportedAndTheRunGoesOn() throws {
         let scratch = try Scratch()
         let folder = scratch.url.appendingPathComponent("tum")
