@@ -23,11 +23,15 @@ public struct PlanesRecord: Codable, Sendable {
     public var schema = RecordSchema.planes
     public var input: String
     public var planes: [PlaneRecord]?
+    /// Points of a cloud left out as no measurement (over 1000 km from the sensor); absent
+    /// when none.
+    public var pointsLeftOut: Int?
     public var error: String?
 
-    public init(input: String, planes: [PlaneRecord]) {
+    public init(input: String, planes: [PlaneRecord], pointsLeftOut: Int = 0) {
         self.input = input
         self.planes = planes
+        self.pointsLeftOut = pointsLeftOut > 0 ? pointsLeftOut : nil
     }
 
     public init(input: String, error: WaymarkError) {

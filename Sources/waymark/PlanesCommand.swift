@@ -75,7 +75,8 @@ enum PlanesCommand: Command {
                     Console.warning("\(path): \(far) of \(cloud.points.count) points lie more than \(Int(PointCloud.maximumCoordinate / 1000)) km "
                                     + "from the sensor and are left out as no measurement")
                 }
-                return PlanesRecord(input: path, planes: PlaneRecord.numbered(detector.detect(in: cloud, down: down).planes))
+                return PlanesRecord(input: path, planes: PlaneRecord.numbered(detector.detect(in: cloud, down: down).planes),
+                                    pointsLeftOut: far)
             }
             let depth = try DepthImage(contentsOf: path, scale: scale, limits: limits)
             let camera = intrinsics!

@@ -48,6 +48,20 @@ import WaymarkRecords
         #expect(try alignment(["--gravity", "0,0.8,0.6"]) == "horizontal-up")
     }
 
+    /// A point a million kilometres out is no measurement: left out of the plane, said on
+    /// stderr and counted in the record.
+    @Test func farPointsAreLeftOutAndCounted() throws {
+        let scratch = try Scratch()
+        var rows = (0..<4000).map { k in "\(Double(k % 64) * 0.02) \(Double(k / 64) * 0.02) 2" }
+        rows[7] = "1e9 0 2"
+        let header = "ply\nformat ascii 1.0\nelement vertex \(rows.count)\nproperty float x\nproperty float y\nproperty float z\nend_header\n"
+        try Data((header + rows.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: scratch.path("far.ply")))
+        let result = try CLI.run(["planes", scratch.path("far.ply")])
+        #expect(result.status == 0 && result.stderr.contains("1 of 4000 points lie more than 1000 km"), "\(result.stderr)")
+        let record = try #require(try result.records(PlanesRecord.self).first)
+        #expect(record.pointsLeftOut == 1 && record.planes?.count == 1)
+    }
+
     @Test func badInputsGetClearErrorsAndTheirOwnExitCodes() throws {
         let scratch = try Scratch()
         let blank = [UInt16](repeating: 0, count: 64 * 48)
