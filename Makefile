@@ -2,7 +2,7 @@
 # machine with the Swift toolchain: they install what is missing first.
 SWIFT ?= $(shell command -v swift || echo /opt/swift/usr/bin/swift)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEBIAN_PACKAGES := libopencv-dev libopencv-contrib-dev libeigen3-dev pkg-config opencv-doc python3-opencv fonts-noto-cjk
+DEBIAN_PACKAGES := libopencv-dev libopencv-contrib-dev libeigen3-dev libceres-dev pkg-config opencv-doc python3-opencv fonts-noto-cjk
 # Debian's chromium: a test opens `--report`'s page in a real headless browser.
 TEST_PACKAGES := chromium
 BENCH_PACKAGES := python3-venv
@@ -14,16 +14,18 @@ OUT := out
 
 .PHONY: setup test-setup bench-setup build demo test tsan sanitize fuzz bench clean
 
-# Debian packages, then Waymark's own pkg-config file (CSupport/pkgconfig/waymark-opencv.pc),
-# which links only the OpenCV modules the shim uses.
+# Debian packages, then Waymark's own pkg-config files (CSupport/pkgconfig): waymark-opencv.pc
+# links only the OpenCV modules the shim uses; waymark-ceres.pc stands in for the one Debian's
+# libceres-dev lacks.
 setup:
 	@missing=$$(for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:" $$missing; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	fi
-	@cmp -s CSupport/pkgconfig/waymark-opencv.pc $(PC_DIR)/waymark-opencv.pc || \
-	  ($(SUDO) mkdir -p $(PC_DIR) && $(SUDO) cp CSupport/pkgconfig/waymark-opencv.pc $(PC_DIR)/)
+	@for pc in waymark-opencv.pc waymark-ceres.pc; do \
+	  cmp -s CSupport/pkgconfig/$$pc $(PC_DIR)/$$pc || ($(SUDO) mkdir -p $(PC_DIR) && $(SUDO) cp CSupport/pkgconfig/$$pc $(PC_DIR)/); \
+	done
 
 build: setup
 	$(SWIFT) build -c release

@@ -19,7 +19,11 @@ let package = Package(
         .systemLibrary(
             name: "CEigen", path: "CSupport/SystemEigen", pkgConfig: "eigen3",
             providers: [.apt(["libeigen3-dev"])]),
-        .target(name: "CSupport", dependencies: ["COpenCV", "CEigen"], path: "CSupport/Shim"),
+        // Ceres for bundle adjustment; Debian has no pkg-config file for it, so Waymark brings
+        // one (CSupport/pkgconfig/waymark-ceres.pc, installed by `make setup`).
+        .systemLibrary(
+            name: "CCeres", path: "CSupport/SystemCeres", pkgConfig: "waymark-ceres", providers: [.apt(["libceres-dev"])]),
+        .target(name: "CSupport", dependencies: ["COpenCV", "CEigen", "CCeres"], path: "CSupport/Shim"),
 
         .target(name: "WaymarkCore", swiftSettings: strict),
         .target(name: "WaymarkVision", dependencies: ["WaymarkCore", "CSupport"], swiftSettings: strict),

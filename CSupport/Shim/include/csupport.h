@@ -419,6 +419,45 @@ cs_status cs_text_renderer_measure(cs_text_renderer *renderer, const char *text,
 cs_status cs_text_renderer_draw(cs_text_renderer *renderer, cs_image *image, const char *text, int32_t x, int32_t y,
                                 int32_t height, cs_color color, cs_error *error);
 
+/* ---- Bundle adjustment (Ceres): camera poses and world points refined together. ---- */
+
+typedef struct cs_ba_observation {
+    int32_t pose;  /* index into the poses */
+    int32_t point; /* index into the points */
+    double x, y;   /* the observed pixel, in the intrinsics' convention */
+    double depth;  /* the pixel's measured depth, metres; 0 when it has none */
+    double sigma;  /* the observation's standard deviation, pixels (e.g. the feature's scale) */
+} cs_ba_observation;
+
+typedef struct cs_ba_options {
+    /* The Huber loss's threshold on an observation's residual in sigmas: beyond it an error
+       counts linearly, so outliers pull less. */
+    double huber;
+    /* Depth becomes a third residual, the pixel's column in a virtual second camera this far to
+       the right (ORB-SLAM2's RGB-D model): fx * baseline / depth pixels of disparity. */
+    double depth_baseline;
+    int32_t max_iterations;
+    int32_t threads;
+} cs_ba_options;
+
+typedef struct cs_ba_summary {
+    double initial_cost;
+    double final_cost;
+    int32_t iterations;
+    int32_t converged; /* 1 when the solver met its tolerance */
+} cs_ba_summary;
+
+/* Minimises the robust reprojection error (and depth disagreement) over `pose_count` poses,
+   world-to-camera, 12 doubles each (row-major rotation, then translation), and `point_count`
+   world points (3 doubles each), both updated in place. Poses whose `fixed` flag is 1 are held
+   (the gauge: one with depth, two without). One pinhole camera, `intrinsics` fx, fy, cx, cy.
+   `residuals` (optional, one per observation) receives each observation's final error in
+   sigmas. An observation behind its camera or with out-of-range indices is an invalid
+   argument. */
+cs_status cs_bundle_adjust(double *poses, const uint8_t *fixed, int32_t pose_count, double *points, int32_t point_count,
+                           const cs_ba_observation *observations, size_t observation_count, const double intrinsics[4],
+                           const cs_ba_options *options, double *residuals, cs_ba_summary *summary, cs_error *error);
+
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,1 @@
+/* Empty on purpose: the module exists for its pkg-config flags (see module.modulemap). */
