@@ -43,8 +43,11 @@ public struct Walkthrough: Sendable {
     /// them with calm stretches (each trouble 1.5–3 s, at least 3 s of calm between) so each
     /// coaching message can be seen to come and go on its own, and the camera after its
     /// interruption looks somewhere unmapped first, then turns back to where it was.
+    /// `tableTop` is a table-top scene (three small boxes and a poster lying on the table,
+    /// finely textured) that the camera circles once at 0.3–0.6 m, looking down at it: the
+    /// scale of a robot arm's camera or a phone held over a desk.
     public enum Script: String, Sendable {
-        case standard, coaching
+        case standard, coaching, tableTop = "table-top"
     }
 
     public enum Segment: String, Sendable, CaseIterable {
@@ -104,13 +107,18 @@ public struct Walkthrough: Sendable {
         var generator = SeededGenerator(seed: seed)
         // As large as its surface: a tiled texture would repeat itself exactly every few
         // metres, a place no relocalizer could tell from its copies.
-        func wallpaper(_ tint: (Double, Double, Double), _ salt: UInt64, _ extent: (u: Double, v: Double)) -> Texture {
-            let (w, h) = (Int((extent.u * 160).rounded(.up)), Int((extent.v * 160).rounded(.up)))
+        // 160 pixels a metre suits a room seen from 1–4 m; a table top seen from 0.3 m needs
+        // five times as many, or its texture is a blur.
+        let detail = script == .tableTop ? 800.0 : 160
+        func wallpaper(_ tint: (Double, Double, Double), _ salt: UInt64, _ extent: (u: Double, v: Double),
+                       pixelsPerMetre: Double = 160) -> Texture
+        {
+            let (w, h) = (Int((extent.u * pixelsPerMetre).rounded(.up)), Int((extent.v * pixelsPerMetre).rounded(.up)))
             let gray = syntheticTexture(width: w, height: h, seed: seed &+ salt).pixels
             let pixels = gray.flatMap { g -> [UInt8] in
                 [UInt8(Double(g) * tint.0), UInt8(Double(g) * tint.1), UInt8(Double(g) * tint.2)]
             }
-            return Texture(width: w, height: h, pixels: pixels, pixelsPerMetre: 160)
+            return Texture(width: w, height: h, pixels: pixels, pixelsPerMetre: pixelsPerMetre)
         }
         let (x0, x1, y1, z0, z1) = (-3.0, 3.0, 2.6, -2.5, 2.5)
         surfaces = [
@@ -128,16 +136,17 @@ public struct Walkthrough: Sendable {
             Surface(id: 6, name: "east wall", kind: "wall", origin: SIMD3(x1, 0, z0), u: SIMD3(0, 0, z1 - z0),
                     v: SIMD3(0, y1, 0), normal: SIMD3(-1, 0, 0), texture: .flat(196, 204, 210)),
             Surface(id: 7, name: "table", kind: "table", origin: SIMD3(-0.6, 0.75, -1.5), u: SIMD3(1.2, 0, 0),
-                    v: SIMD3(0, 0, 0.8), normal: SIMD3(0, 1, 0), texture: wallpaper((0.35, 0.55, 0.8), 7, (1.2, 0.8))),
+                    v: SIMD3(0, 0, 0.8), normal: SIMD3(0, 1, 0),
+                    texture: wallpaper((0.35, 0.55, 0.8), 7, (1.2, 0.8), pixelsPerMetre: detail)),
             // As high as the table, apart from it: coplanar but a separate surface.
             Surface(id: 8, name: "side table", kind: "table", origin: SIMD3(1.6, 0.75, 0.6), u: SIMD3(0.8, 0, 0),
                     v: SIMD3(0, 0, 0.8), normal: SIMD3(0, 1, 0), texture: wallpaper((0.4, 0.5, 0.7), 8, (0.8, 0.8))),
-        ]
+        ] + (script == .tableTop ? Self.boxes(on: 0.75, firstID: 9, wallpaper: { wallpaper($0, $1, $2, pixelsPerMetre: detail) }) : [])
         var posters: [Poster] = []
         for (name, file, left, bottom, widthMetres, surfaceID) in [
             ("graf1", "graf1.png", -1.9, 1.1, 0.8, 3), ("building", "building.jpg", 0.6, 1.2, 0.6, 3),
             ("fruits", "fruits.jpg", x0, 1.0, 0.7, 5), ("baboon", "baboon.jpg", 1.2, 1.0, 0.5, 4),
-        ] {
+        ] + (script == .tableTop ? [("lying building", "building.jpg", -0.3, -1.0, 0.24, 7)] : []) {
             let path = posterFolder.appendingPathComponent(file).path
             let image = try Image(contentsOf: path, gray: false)
             let aspect = Double(image.height) / Double(image.width)
@@ -151,6 +160,9 @@ public struct Walkthrough: Sendable {
             case 5:  // west wall: image x along −z… seen from inside, x runs towards +z
                 poster = Poster(name: name, imagePath: path, surfaceID: 5, origin: SIMD3(left, bottom + widthMetres * aspect, -0.4),
                                 u: SIMD3(0, 0, widthMetres), v: SIMD3(0, -widthMetres * aspect, 0), texture: texture)
+            case 7:  // lying on the table, its top towards −z: `left` is x, `bottom` the z of its lower edge
+                poster = Poster(name: name, imagePath: path, surfaceID: 7, origin: SIMD3(left, 0.75, bottom - widthMetres * aspect),
+                                u: SIMD3(widthMetres, 0, 0), v: SIMD3(0, 0, widthMetres * aspect), texture: texture)
             default:  // south wall: seen from inside, image x runs towards −x
                 poster = Poster(name: name, imagePath: path, surfaceID: 4,
                                 origin: SIMD3(left + widthMetres, bottom + widthMetres * aspect, z1),
@@ -159,8 +171,37 @@ public struct Walkthrough: Sendable {
             posters.append(poster)
         }
         self.posters = posters
-        frames = Self.frames(script == .standard ? Self.standardPlan : Self.coachingPlan, framesPerSecond: framesPerSecond,
-                             generator: &generator)
+        frames = switch script {
+        case .standard: Self.frames(Self.standardPlan, framesPerSecond: framesPerSecond, generator: &generator)
+        case .coaching: Self.frames(Self.coachingPlan, framesPerSecond: framesPerSecond, generator: &generator)
+        case .tableTop: Self.circlingFrames(framesPerSecond: framesPerSecond, generator: &generator)
+        }
+    }
+
+    /// Three boxes (top and four sides each) standing on a table whose top is at height `y`.
+    private static func boxes(on y: Double, firstID: Int, wallpaper: ((Double, Double, Double), UInt64, (u: Double, v: Double)) -> Texture)
+        -> [Surface]
+    {
+        var surfaces: [Surface] = []
+        // Corner nearest the origin (x, z) and size (width x, height y, depth z), metres.
+        for (k, (x, z, w, h, d)) in [(-0.25, -1.35, 0.12, 0.10, 0.08), (0.10, -1.30, 0.07, 0.16, 0.07),
+                                     (0.15, -0.95, 0.15, 0.05, 0.10)].enumerated() {
+            let base = SIMD3(x, y, z)
+            let tint = [(0.9, 0.6, 0.5), (0.5, 0.8, 0.6), (0.7, 0.6, 0.9)][k]
+            let faces: [(String, SIMD3<Double>, SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)] = [
+                ("top", base + SIMD3(0, h, 0), SIMD3(w, 0, 0), SIMD3(0, 0, d), SIMD3(0, 1, 0)),
+                ("front", base + SIMD3(0, 0, d), SIMD3(w, 0, 0), SIMD3(0, h, 0), SIMD3(0, 0, 1)),
+                ("back", base, SIMD3(w, 0, 0), SIMD3(0, h, 0), SIMD3(0, 0, -1)),
+                ("left", base, SIMD3(0, 0, d), SIMD3(0, h, 0), SIMD3(-1, 0, 0)),
+                ("right", base + SIMD3(w, 0, 0), SIMD3(0, 0, d), SIMD3(0, h, 0), SIMD3(1, 0, 0)),
+            ]
+            for (f, (face, origin, u, v, normal)) in faces.enumerated() {
+                let extent = ((u * u).sum().squareRoot(), (v * v).sum().squareRoot())
+                surfaces.append(Surface(id: firstID + surfaces.count, name: "box \(k + 1) \(face)", kind: "object", origin: origin,
+                                        u: u, v: v, normal: normal, texture: wallpaper(tint, UInt64(20 + 5 * k + f), extent)))
+            }
+        }
+        return surfaces
     }
 
     /// Debian's opencv-doc images (make setup installs them), or nil when they are not there.
@@ -257,6 +298,26 @@ public struct Walkthrough: Sendable {
             Leg(segment: .scan, seconds: 3, start: Key(0.2, 1.5, 1.0, yaw: 360, pitch: -15), end: Key(-0.3, 1.5, 1.2, yaw: 380, pitch: -15)),
         ]
     }()
+
+    /// One slow circle (20 s) around the table's objects, 0.4–0.5 m out and 0.25–0.35 m above
+    /// the table top, looking at the middle of the objects with hand shake.
+    private static func circlingFrames(framesPerSecond fps: Double, generator: inout SeededGenerator) -> [Frame] {
+        let phases = (0..<6).map { _ in Double.random(in: 0..<(2 * .pi), using: &generator) }
+        let target = SIMD3(-0.02, 0.80, -1.15)
+        let count = Int((20 * fps).rounded())
+        return (0..<count).map { index in
+            let t = Double(index) / fps
+            let angle = 2 * Double.pi * Double(index) / Double(count)
+            let radius = 0.45 + 0.05 * sin(2 * angle + phases[0])
+            let height = 0.30 + 0.05 * sin(3 * angle + phases[1])
+            let shake = SIMD3(sin(2 * .pi * 0.7 * t + phases[2]), sin(2 * .pi * 1.1 * t + phases[3]), sin(2 * .pi * 0.9 * t + phases[4]))
+            let position = target + SIMD3(radius * sin(angle), height, radius * cos(angle)) + 0.002 * shake
+            let yaw = angle * 180 / .pi + 0.3 * sin(2 * .pi * 1.3 * t + phases[5])
+            let pitch = -atan2(height, radius) * 180 / .pi
+            let pose = Self.pose(position, yaw: yaw, pitch: pitch)
+            return Frame(index: index, timestamp: t, cameraToWorld: pose, segment: .scan, brightness: 1, exposure: [pose])
+        }
+    }
 
     private static func frames(_ plan: [Leg], framesPerSecond fps: Double, generator: inout SeededGenerator) -> [Frame] {
         // Seeded hand shake: sums of slow sines.

@@ -66,3 +66,30 @@ import WaymarkVision
         #expect(depth.metres == [1.0, 0.5, 2.5, 0])
     }
 }
+
+/// The table-top script: the scale it exists for, and enough texture to track.
+@Suite struct TableTopTruthTests {
+    /// Every frame sees the table's objects from 0.3–0.6 m (the median depth of the pixels on
+    /// the table and its boxes) and shows at least 300 ORB features at 320×240, and the lying
+    /// poster is in view for part of the circle.
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func theCameraCirclesTheTableAtTableTopDistance() throws {
+        let walk = try Walkthrough(posterFolder: Walkthrough.debianPosterFolder!, width: 320, height: 240, framesPerSecond: 3,
+                                   script: .tableTop)
+        #expect(walk.frames.count == 60)
+        let tableAndBoxes = Set(walk.surfaces.filter { $0.kind == "object" || $0.name == "table" }.map { UInt16($0.id) })
+        #expect(tableAndBoxes.count == 16)
+        var posterFrames = 0
+        for frame in walk.frames where frame.index % 12 == 0 {
+            let rendering = walk.render(frame)
+            let near = rendering.depth.indices.filter { tableAndBoxes.contains(rendering.labels[$0]) }.map { rendering.depth[$0] }.sorted()
+            #expect(near.count > walk.width * walk.height / 3, "frame \(frame.index)")
+            let median = near[near.count / 2]
+            #expect(median > 0.3 && median < 0.6, "frame \(frame.index): median depth \(median)")
+            let gray = Image(width: walk.width, height: walk.height, channels: 3, pixels: try #require(rendering.color)).gray()
+            let features = FeatureSet(detectingIn: gray, options: FeatureOptions(maxFeatures: 1000))
+            #expect(features.count >= 300, "frame \(frame.index): \(features.count) features")
+            if walk.posterHomographies(frame)["lying building"] != nil { posterFrames += 1 }
+        }
+        #expect(posterFrames >= 2)
+    }
+}
