@@ -104,8 +104,9 @@ bench: bench-setup
 	.build/release/waymark-bench planes --json $(OUT)/planes-figures.json
 	.build/release/waymark-bench relocalization --json $(OUT)/relocalization-figures.json
 	.build/release/waymark-bench session --json $(OUT)/session-figures.json
+	.build/release/waymark-bench tracking --json $(OUT)/tracking-figures.json
 	.build/release/waymark-bench check $(OUT)/detection-figures.json $(OUT)/planes-figures.json \
-		$(OUT)/relocalization-figures.json $(OUT)/session-figures.json
+		$(OUT)/relocalization-figures.json $(OUT)/session-figures.json $(OUT)/tracking-figures.json
 
 clean:
 	rm -rf .build $(OUT)

@@ -12,7 +12,8 @@ let usage = """
     Suites: detection (parts: oxford, posters, many, following, library, startup); planes (needs `make bench-setup` for
     Open3D; --python defaults to .build/bench-python/bin/python there); relocalization (parts: walkthrough,
     timing, unknown, strecha; the baseline runs on Debian's python3-opencv); session (parts: coaching, speed,
-    memory). --no-baseline skips the Python
+    memory); tracking (parts: walkthrough, table-top, tum; the baseline runs on Debian's python3-opencv).
+    --no-baseline skips the Python
     baselines, for quick iteration only. Results print as Markdown on standard output, for Benchmarks/RESULTS.md;
     --json FILE also writes the suite's figures by name. check holds such runs against
     Benchmarks/thresholds.json (or --thresholds FILE): exit 0 when every measured figure is within its bound, 1 on
@@ -38,8 +39,8 @@ func option(_ name: String, in arguments: [String] = arguments) -> String? {
 let figures = Figures()
 let jsonPath = option("--json")
 if let jsonPath {
-    guard ["detection", "planes", "relocalization", "session"].contains(arguments.first) else {
-        fail("--json goes with a suite: detection, planes, relocalization or session", 64)
+    guard ["detection", "planes", "relocalization", "session", "tracking"].contains(arguments.first) else {
+        fail("--json goes with a suite: detection, planes, relocalization, session or tracking", 64)
     }
     do { try FiguresOutput.checkWritable(jsonPath) } catch { fail("\(error)", 73) }
 }
@@ -114,6 +115,16 @@ case "session":
     let suite = SessionSuite(datasets: root, parts: parts.isEmpty ? SessionSuite.allParts : Set(parts), figures: figures)
     do { try suite.run() } catch { fail("\(error)", 70) }
     writeFigures(suite: "session")
+case "tracking":
+    let parts = arguments.indices.filter { arguments[$0] == "--part" && $0 + 1 < arguments.count }.map { arguments[$0 + 1] }
+    guard SharedDatasets.root != nil else { fail(SharedDatasets.absentMessage, 66) }
+    let script = SharedDatasets.repositoryRoot.appendingPathComponent("Benchmarks/baselines/tracking_baseline.py").path
+    let suite = TrackingSuite(
+        baseline: arguments.contains("--no-baseline") ? nil : Baseline(python: option("--python") ?? "/usr/bin/python3", script: script),
+        scratch: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("waymark-bench-\(getpid())"),
+        parts: parts.isEmpty ? TrackingSuite.allParts : Set(parts), figures: figures)
+    do { try suite.run() } catch { fail("\(error)", 70) }
+    writeFigures(suite: "tracking")
 case "sample-video":
     guard let output = option("--output") else { fail("sample-video needs --output DIR", 64) }
     do { try SampleVideo.write(to: URL(fileURLWithPath: output)) } catch { fail("\(error)", 73) }

@@ -1,0 +1,149 @@
+import Foundation
+import TestData
+import TestSupport
+import Waymark
+
+/// `waymark-bench tracking`: how far the engine's own camera tracking (no recorded poses)
+/// drifts from the truth, at room scale (the walk-through's scan), table-top scale (the
+/// table-top script) and on real Kinect data (the TUM fr1/xyz excerpt, motion-capture truth),
+/// side by side with OpenCV's RGB-D odometry chained frame to frame as a user would write it
+/// (Benchmarks/baselines/tracking_baseline.py).
+struct TrackingSuite {
+    var baseline: Baseline?
+    var scratch: URL
+    var parts: Set<String>
+    var figures: Figures
+    static let allParts: Set<String> = ["walkthrough", "table-top", "tum"]
+    /// TUM's published calibration of the fr1 Kinect, OpenCV's pixel convention.
+    static let fr1 = (fx: 517.3, fy: 516.5, cx: 318.6, cy: 255.3)
+
+    struct Sequence {
+        var name: String
+        var folder: String
+        var intrinsics: Intrinsics
+        var depthScale: Double
+    }
+
+    /// One tracker's run over a sequence.
+    struct Run {
+        var poses: [RigidTransform?]
+        var ms: [Double]
+    }
+
+    struct Reply: Decodable {
+        struct Track: Decodable {
+            var poses: [[Double]?]
+            var ms: [Double]
+        }
+        var opencv: String
+        var sequences: [String: Track]
+    }
+
+    func run() throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        print("## Tracking\n")
+        print("The engine's own tracking, no recorded poses: ATE RMSE after a rigid alignment (evo_ape -a), RPE as the "
+              + "RMSE of the translation error over 1 s, frames with a pose. Ours is `WorldTracker.track` (ORB features "
+              + "beside the RGB-D odometry at half size, two threads); the baseline is `cv2.rgbd.RgbdICPOdometry` chained "
+              + "at full size, one thread, its call alone timed.\n")
+        var sequences: [Sequence] = []
+        if !parts.isDisjoint(with: ["walkthrough", "table-top"]) {
+            guard let posters = Walkthrough.installedPosterFolder() else { throw BenchError("the walk-through needs opencv-doc") }
+            if parts.contains("walkthrough") {
+                let walk = try Walkthrough(posterFolder: posters, width: 640, height: 480, framesPerSecond: 30)
+                let scan = walk.frames.prefix { $0.segment == .scan }.map(\.cameraToWorld)
+                sequences.append(try write(walk.along(scan), name: "walk-through scan"))
+            }
+            if parts.contains("table-top") {
+                let walk = try Walkthrough(posterFolder: posters, width: 640, height: 480, framesPerSecond: 30, script: .tableTop)
+                sequences.append(try write(walk, name: "table-top"))
+            }
+        }
+        if parts.contains("tum"), let folder = SharedDatasets.path(BookCoverVideo.folder) {
+            let k = Self.fr1
+            sequences.append(Sequence(name: "TUM fr1/xyz excerpt", folder: folder,
+                                      intrinsics: Intrinsics(fx: k.fx, fy: k.fy, cx: k.cx + 0.5, cy: k.cy + 0.5),
+                                      depthScale: WalkthroughWriter.depthScale))
+        }
+        let sources = try sequences.map { sequence throws(WaymarkError) in
+            var options = FrameSourceOptions()
+            options.intrinsics = sequence.intrinsics
+            options.decodesColor = false
+            return try RGBDRecordingSource(path: sequence.folder, options: options)
+        }
+        let reply = try baseline.map { try $0.run(task: task(sequences, sources), as: Reply.self) }
+        if let reply { print("Baseline: OpenCV \(reply.opencv) (Debian's python3-opencv).\n") }
+        print("| sequence | frames | tracker | ATE RMSE cm | RPE cm/s | frames with a pose | ms per frame, median |")
+        print("|---|---|---|---|---|---|---|")
+        for (sequence, source) in zip(sequences, sources) {
+            let truth = source.frames.map(\.cameraToWorld)
+            let times = source.frames.map(\.timestamp)
+            var runs = [("Waymark", try ours(source, sequence))]
+            if let track = reply?.sequences[sequence.name] { runs.append(("OpenCV odometry chained", theirs(track))) }
+            for (tracker, run) in runs {
+                let (ate, rpe) = try errors(run.poses, truth: truth, times: times)
+                let posed = run.poses.compactMap { $0 }.count
+                print("| \(sequence.name) | \(truth.count) | \(tracker) | \(format(ate * 100)) | \(format(rpe * 100)) | "
+                      + "\(posed)/\(truth.count) | \(format(Summary(run.ms).median, 1)) |")
+                let name = "tracking.\(Figures.slug(sequence.name)).\(Figures.slug(tracker))"
+                figures.record("\(name).ate_cm", ate * 100)
+                figures.record("\(name).rpe_cm_per_s", rpe * 100)
+            }
+        }
+        print()
+    }
+
+    /// Renders `walk` in the TUM layout under the scratch folder.
+    private func write(_ walk: Walkthrough, name: String) throws -> Sequence {
+        let folder = scratch.appendingPathComponent(Figures.slug(name))
+        try WalkthroughWriter.write(walk, to: folder)
+        return Sequence(name: name, folder: folder.path, intrinsics: walk.intrinsics, depthScale: WalkthroughWriter.depthScale)
+    }
+
+    private func ours(_ source: RGBDRecordingSource, _ sequence: Sequence) throws -> Run {
+        let tracker = WorldTracker(intrinsics: sequence.intrinsics)
+        var run = Run(poses: [], ms: [])
+        while let frame = try source.next() {
+            guard let gray = frame.gray, let depth = frame.depth else {
+                throw BenchError("\(sequence.name), frame \(frame.index): \(frame.error?.message ?? "no image or depth")")
+            }
+            let input = TrackingFrame(timestamp: frame.timestamp, gray: gray, depth: depth.metres)
+            let (update, ms) = milliseconds { tracker.track(input) }
+            run.poses.append(update.cameraToWorld)
+            run.ms.append(ms)
+        }
+        return run
+    }
+
+    private func task(_ sequences: [Sequence], _ sources: [RGBDRecordingSource]) -> [String: Any] {
+        ["sequences": zip(sequences, sources).map { sequence, source -> [String: Any] in
+            let k = sequence.intrinsics
+            return ["name": sequence.name, "K": [k.fx, k.fy, k.cx - 0.5, k.cy - 0.5], "scale": sequence.depthScale,
+                    "frames": source.frames.map { ["timestamp": $0.timestamp, "image": $0.colorPath ?? "", "depth": $0.depthPath] }]
+        }]
+    }
+
+    private func theirs(_ track: Reply.Track) -> Run {
+        Run(poses: track.poses.map { values in
+            values.map { v in RigidTransform(rotation: [v[1], v[2], v[3], v[5], v[6], v[7], v[9], v[10], v[11]],
+                                             translation: [v[4], v[8], v[12]]) }
+        }, ms: track.ms)
+    }
+
+    /// ATE RMSE (rigid alignment) and RPE over 1 s (translation RMSE), metres, over the frames
+    /// that have both a pose and a truth.
+    private func errors(_ poses: [RigidTransform?], truth: [RigidTransform?], times: [Double]) throws -> (ate: Double, rpe: Double) {
+        let pairs = poses.indices.compactMap { k in poses[k].flatMap { p in truth[k].map { (k, p, $0) } } }
+        let estimate = Trajectory(samples: pairs.map { Trajectory.Sample(timestamp: times[$0.0], pose: $0.1) })
+        let reference = Trajectory(samples: pairs.map { Trajectory.Sample(timestamp: times[$0.0], pose: $0.2) })
+        let ate = try AbsoluteTrajectoryError(estimate: estimate, reference: reference, alignment: .rigid, byIndex: true).rmse
+        var squares: [Double] = []
+        for (i, a) in pairs.enumerated() {
+            guard let b = pairs[(i + 1)...].first(where: { times[$0.0] >= times[a.0] + 1 }) else { break }
+            let error = (a.2.inverse * b.2).inverse * (a.1.inverse * b.1)
+            squares.append((error.translationVector * error.translationVector).sum())
+        }
+        let rpe = squares.isEmpty ? Double.nan : (squares.reduce(0, +) / Double(squares.count)).squareRoot()
+        return (ate, rpe)
+    }
+}
