@@ -1,20 +1,38 @@
 import CSupport
 import WaymarkCore
 
-/// The size an image file declares in its header, read without decoding it, for the formats
-/// whose header states it plainly: PNG, JPEG, BMP, PNM/PAM/PFM, TIFF, WebP and Radiance HDR.
-/// Other formats are decoded first and their size checked after.
+/// The formats Waymark reads, told by their first bytes, and the size each declares in its
+/// header, read without decoding: PNG, JPEG, BMP, PNM/PAM/PFM, TIFF, WebP and Radiance HDR.
+/// Anything else is refused before a decoder sees it: OpenCV would offer it to its other
+/// decoders too, and GDCM's (DICOM) aborts the process on some 135-byte files (found by
+/// fuzzing).
 enum ImageHeader {
+    enum Format: String, CaseIterable {
+        case png = "PNG", jpeg = "JPEG", bmp = "BMP", netpbm = "PNM/PFM", tiff = "TIFF", webp = "WebP", radiance = "Radiance HDR"
+    }
+
+    static func format(of bytes: [UInt8]) -> Format? {
+        let header = Reader(bytes)
+        if header.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        if header.starts(with: [0xFF, 0xD8]) { return .jpeg }
+        if header.starts(with: Array("BM".utf8)) { return .bmp }
+        if header.starts(with: Array("II*\0".utf8)) || header.starts(with: Array("MM\0*".utf8)) { return .tiff }
+        if header.starts(with: Array("RIFF".utf8)), header.matches(Array("WEBP".utf8), at: 8) { return .webp }
+        if header.starts(with: Array("#?".utf8)) { return .radiance }
+        if bytes.count > 2, bytes[0] == UInt8(ascii: "P"), Array("1234567fF".utf8).contains(bytes[1]) { return .netpbm }
+        return nil
+    }
+
     /// Width and height (signed, as declared: a PFM may declare a negative one), or nil when
     /// the format is not one of those or the header is cut short.
     static func size(of bytes: [UInt8]) -> (width: Int, height: Int)? {
         let header = Reader(bytes)
-        if header.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+        switch format(of: bytes) {
+        case .png:
             guard let width = header.uint32(at: 16), let height = header.uint32(at: 20) else { return nil }
             return (width, height)
-        }
-        if header.starts(with: [0xFF, 0xD8]) { return jpegSize(header) }
-        if header.starts(with: Array("BM".utf8)) {
+        case .jpeg: return jpegSize(header)
+        case .bmp:
             if header.uint32(at: 14, bigEndian: false) == 12 {
                 guard let width = header.uint16(at: 18, bigEndian: false), let height = header.uint16(at: 20, bigEndian: false)
                 else { return nil }
@@ -22,12 +40,12 @@ enum ImageHeader {
             }
             guard let width = header.int32(at: 18), let height = header.int32(at: 22) else { return nil }
             return (width, abs(height))
+        case .tiff: return tiffSize(header)
+        case .webp: return webpSize(header)
+        case .radiance: return radianceSize(bytes)
+        case .netpbm: return netpbmSize(bytes)
+        case nil: return nil
         }
-        if header.starts(with: Array("II*\0".utf8)) || header.starts(with: Array("MM\0*".utf8)) { return tiffSize(header) }
-        if header.starts(with: Array("RIFF".utf8)), header.matches(Array("WEBP".utf8), at: 8) { return webpSize(header) }
-        if header.starts(with: Array("#?".utf8)) { return radianceSize(bytes) }
-        if bytes.count > 2, bytes[0] == UInt8(ascii: "P"), Array("1234567fF".utf8).contains(bytes[1]) { return netpbmSize(bytes) }
-        return nil
     }
 
     /// The first start-of-frame segment's size; nil if the scan starts before one.
@@ -152,6 +170,10 @@ func decodeImageFile(_ path: String, limits: InputLimits,
 {
     let bytes = try readFileBytes(path)
     guard !bytes.isEmpty else { throw WaymarkError(.badData, "\(path) is empty, not an image") }
+    guard ImageHeader.format(of: bytes) != nil else {
+        throw WaymarkError(.badData, "\(path) is not an image in a format Waymark reads ("
+                           + ImageHeader.Format.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+    }
     if let size = ImageHeader.size(of: bytes) { try limits.checkPixels(width: size.width, height: size.height, of: path) }
     try bytes.withUnsafeBufferPointer { buffer throws(WaymarkError) in try check { decode(buffer, $0) } }
 }

@@ -253,6 +253,14 @@ def cases(scratch, p):
     case("wrong", "process in.mp4 --references R --interrupt 5:3", ["process", video, "--references", reference, "--interrupt", "5:3"], [video], {64})
     case("wrong", "process SEQ --group g (no --references)", ["process", seq, "--group", "g"], [seq], {64})
 
+    # Found by fuzzing (Tests/Fuzz/Regressions): each input its reader once crashed or hung on.
+    regressions = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fuzz", "Regressions")
+    dicom = shutil.copy(os.path.join(regressions, "image", "abort-gdcm-dicom-decoder"), p("dicom-abort.png"))
+    case("fuzzing", "detect --references R dicom-abort.png (OpenCV's GDCM aborted)", ["detect", "--references", reference, dicom], [dicom], {65})
+    for name in sorted(os.listdir(os.path.join(regressions, "ply"))):
+        ply = shutil.copy(os.path.join(regressions, "ply", name), p(name + ".ply"))
+        case("fuzzing", f"planes {name}.ply", ["planes", ply], [ply], {0, 65})
+
     # Unclear messages, late failures
     header = b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", struct.pack(">IIBBBBB", 60000, 60000, 8, 0, 0, 0, 0))
     huge_png = write(p("60000.png"), header + png_chunk(b"IDAT", zlib.compress(b"\0" * 1000)) + png_chunk(b"IEND", b""))

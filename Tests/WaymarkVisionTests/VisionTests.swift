@@ -18,6 +18,18 @@ import WaymarkVision
         #expect { try Image(contentsOf: path, gray: true) } throws: { ($0 as? WaymarkError)?.kind == .badData }
     }
 
+    /// Found by the image fuzzer (Tests/Fuzz/Regressions/image): 135 bytes that OpenCV hands to
+    /// GDCM, whose DICOM reader aborts the process. Only the formats Waymark reads reach a
+    /// decoder; anything else is refused with their names.
+    @Test func filesInNoFormatWaymarkReadsNeverReachADecoder() throws {
+        let path = SharedDatasets.repositoryRoot.appendingPathComponent("Tests/Fuzz/Regressions/image/abort-gdcm-dicom-decoder").path
+        let formats = "PNG, JPEG, BMP, PNM/PFM, TIFF, WebP, Radiance HDR"
+        #expect { try Image(contentsOf: path, gray: false) } throws: {
+            ($0 as? WaymarkError)?.kind == .badData && "\($0)".contains("is not an image in a format Waymark reads (\(formats))")
+        }
+        #expect { try Raster(contentsOf: path) } throws: { ($0 as? WaymarkError)?.kind == .badData }
+    }
+
     @Test func emptyFileIsBadData() throws {
         let path = NSTemporaryDirectory() + "waymark-empty-\(getpid()).jpg"
         #expect(FileManager.default.createFile(atPath: path, contents: Data()))
