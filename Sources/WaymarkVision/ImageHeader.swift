@@ -23,11 +23,11 @@ enum ImageHeader {
         return nil
     }
 
-    /// Width and height (signed, as declared: a PFM may declare a negative one), or nil when
-    /// the format is not one of those or the header is cut short.
-    static func size(of bytes: [UInt8]) -> (width: Int, height: Int)? {
+    /// Width and height (signed, as declared: a PFM may declare a negative one) of bytes in
+    /// `format`, or nil when the header is cut short.
+    static func size(of bytes: [UInt8], in format: Format) -> (width: Int, height: Int)? {
         let header = Reader(bytes)
-        switch format(of: bytes) {
+        switch format {
         case .png:
             guard let width = header.uint32(at: 16), let height = header.uint32(at: 20) else { return nil }
             return (width, height)
@@ -44,7 +44,6 @@ enum ImageHeader {
         case .webp: return webpSize(header)
         case .radiance: return radianceSize(bytes)
         case .netpbm: return netpbmSize(bytes)
-        case nil: return nil
         }
     }
 
@@ -170,10 +169,10 @@ func decodeImageFile(_ path: String, limits: InputLimits,
 {
     let bytes = try readFileBytes(path)
     guard !bytes.isEmpty else { throw WaymarkError(.badData, "\(path) is empty, not an image") }
-    guard ImageHeader.format(of: bytes) != nil else {
+    guard let format = ImageHeader.format(of: bytes) else {
         throw WaymarkError(.badData, "\(path) is not an image in a format Waymark reads ("
                            + ImageHeader.Format.allCases.map(\.rawValue).joined(separator: ", ") + ")")
     }
-    if let size = ImageHeader.size(of: bytes) { try limits.checkPixels(width: size.width, height: size.height, of: path) }
+    if let size = ImageHeader.size(of: bytes, in: format) { try limits.checkPixels(width: size.width, height: size.height, of: path) }
     try bytes.withUnsafeBufferPointer { buffer throws(WaymarkError) in try check { decode(buffer, $0) } }
 }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs each fuzz target for SECONDS (default 60), two at a time, from the seeds and the
+# Runs each fuzz target for SECONDS (default 60), one per core at a time, from the seeds and the
 # corpus earlier runs grew; prints each one's executions, coverage and findings. Exits 1 if
 # any target found an input that crashes, leaks past the memory limit or times out: those
 # inputs are in .build/fuzz/findings/TARGET/; add each to Tests/Fuzz/Regressions/TARGET/.

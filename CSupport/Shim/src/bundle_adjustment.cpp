@@ -67,6 +67,7 @@ cs_status cs_bundle_adjust(double *poses, const uint8_t *fixed, int32_t pose_cou
                     "cs_bundle_adjust: the Huber threshold, baseline and iterations must be positive");
         *summary = cs_ba_summary{};
         const double fx = intrinsics[0], fy = intrinsics[1], cx = intrinsics[2], cy = intrinsics[3];
+        const double disparity_scale = fx * options->depth_baseline;
         std::vector<std::array<double, 6>> angle_axis(static_cast<size_t>(pose_count));
         for (int32_t k = 0; k < pose_count; ++k) angle_axis[size_t(k)] = angle_axis_pose(poses + 12 * k);
 
@@ -87,7 +88,6 @@ cs_status cs_bundle_adjust(double *poses, const uint8_t *fixed, int32_t pose_cou
             double camera[3];
             ceres::AngleAxisRotatePoint(pose, point, camera);
             cs::require(camera[2] + pose[5] > 0, "cs_bundle_adjust: a point lies behind a camera that observes it");
-            const double disparity_scale = fx * options->depth_baseline;
             if (o.depth > 0) {
                 auto *cost = new ceres::AutoDiffCostFunction<Reprojection<3>, 3, 6, 3>(new Reprojection<3>{
                     fx, fy, cx, cy, o.x, o.y, o.x - disparity_scale / o.depth, disparity_scale, 1 / o.sigma});
