@@ -51,6 +51,20 @@ if let jsonPath {
     do { try FiguresOutput.write(figures, suite: suite, to: jsonPath) } catch { fail("\(error)", 73) }
 }
 
+/// The suite's parts named by `--part` (repeatable), or all of them.
+func chosenParts(or all: Set<String>) -> Set<String> {
+    let named = arguments.indices.filter { arguments[$0] == "--part" && $0 + 1 < arguments.count }.map { arguments[$0 + 1] }
+    return named.isEmpty ? all : Set(named)
+}
+
+/// A baseline script run by `--python`, else Debian's python3 (whose OpenCV has the contrib modules).
+func debianBaseline(_ script: String) -> Baseline? {
+    arguments.contains("--no-baseline") ? nil : Baseline(python: option("--python") ?? "/usr/bin/python3", script: script)
+}
+
+/// Where a suite writes what its baselines read; each suite removes it when done.
+let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("waymark-bench-\(getpid())")
+
 @MainActor func checkRuns() -> Never {
     let thresholdsPath = option("--thresholds")
         ?? SharedDatasets.repositoryRoot.appendingPathComponent("Benchmarks/thresholds.json").path
@@ -77,13 +91,11 @@ switch arguments.first {
 case "detection":
     guard let root = SharedDatasets.root else { fail(SharedDatasets.absentMessage, 66) }
     let script = SharedDatasets.repositoryRoot.appendingPathComponent("Benchmarks/baselines/opencv_baseline.py").path
-    let parts = arguments.indices.filter { arguments[$0] == "--part" && $0 + 1 < arguments.count }.map { arguments[$0 + 1] }
     let suite = DetectionSuite(
         datasets: root,
-        baseline: arguments.contains("--no-baseline")
-            ? nil : Baseline(python: option("--python") ?? "/usr/bin/python3", script: script),
-        scratch: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("waymark-bench-\(getpid())"),
-        parts: parts.isEmpty ? DetectionSuite.allParts : Set(parts), figures: figures)
+        baseline: debianBaseline(script),
+        scratch: scratch,
+        parts: chosenParts(or: DetectionSuite.allParts), figures: figures)
     do { try suite.run() } catch { fail("\(error)", 70) }
     writeFigures(suite: "detection")
 case "planes":
@@ -95,34 +107,31 @@ case "planes":
         datasets: root,
         baseline: arguments.contains("--no-baseline")
             ? nil : Baseline(python: python, script: baselines.appendingPathComponent("plane_baseline.py").path),
-        scratch: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("waymark-bench-\(getpid())"),
+        scratch: scratch,
         figures: figures)
     do { try suite.run() } catch { fail("\(error)", 70) }
     writeFigures(suite: "planes")
 case "relocalization":
-    let parts = arguments.indices.filter { arguments[$0] == "--part" && $0 + 1 < arguments.count }.map { arguments[$0 + 1] }
     guard SharedDatasets.root != nil else { fail(SharedDatasets.absentMessage, 66) }
     let script = SharedDatasets.repositoryRoot.appendingPathComponent("Benchmarks/baselines/relocalization_baseline.py").path
     let suite = RelocalizationSuite(
-        baseline: arguments.contains("--no-baseline") ? nil : Baseline(python: option("--python") ?? "/usr/bin/python3", script: script),
-        scratch: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("waymark-bench-\(getpid())"),
-        parts: parts.isEmpty ? RelocalizationSuite.allParts : Set(parts), figures: figures)
+        baseline: debianBaseline(script),
+        scratch: scratch,
+        parts: chosenParts(or: RelocalizationSuite.allParts), figures: figures)
     do { try suite.run() } catch { fail("\(error)", 70) }
     writeFigures(suite: "relocalization")
 case "session":
     guard let root = SharedDatasets.root else { fail(SharedDatasets.absentMessage, 66) }
-    let parts = arguments.indices.filter { arguments[$0] == "--part" && $0 + 1 < arguments.count }.map { arguments[$0 + 1] }
-    let suite = SessionSuite(datasets: root, parts: parts.isEmpty ? SessionSuite.allParts : Set(parts), figures: figures)
+    let suite = SessionSuite(datasets: root, parts: chosenParts(or: SessionSuite.allParts), figures: figures)
     do { try suite.run() } catch { fail("\(error)", 70) }
     writeFigures(suite: "session")
 case "tracking":
-    let parts = arguments.indices.filter { arguments[$0] == "--part" && $0 + 1 < arguments.count }.map { arguments[$0 + 1] }
     guard SharedDatasets.root != nil else { fail(SharedDatasets.absentMessage, 66) }
     let script = SharedDatasets.repositoryRoot.appendingPathComponent("Benchmarks/baselines/tracking_baseline.py").path
     let suite = TrackingSuite(
-        baseline: arguments.contains("--no-baseline") ? nil : Baseline(python: option("--python") ?? "/usr/bin/python3", script: script),
-        scratch: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("waymark-bench-\(getpid())"),
-        parts: parts.isEmpty ? TrackingSuite.allParts : Set(parts), figures: figures)
+        baseline: debianBaseline(script),
+        scratch: scratch,
+        parts: chosenParts(or: TrackingSuite.allParts), figures: figures)
     do { try suite.run() } catch { fail("\(error)", 70) }
     writeFigures(suite: "tracking")
 case "sample-video":
