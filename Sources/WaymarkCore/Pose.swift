@@ -67,6 +67,21 @@ extension RigidTransform {
 }
 
 extension RigidTransform {
+    /// The same transform with its rotation made orthonormal again (Gram-Schmidt on the rows),
+    /// for a matrix already nearly one: products of many transforms drift from orthonormal,
+    /// and `inverse` (a transpose) compounds the drift where it feeds back.
+    public var orthonormalized: RigidTransform {
+        let r = rotation
+        func unit(_ v: SIMD3<Double>) -> SIMD3<Double> { v / (v * v).sum().squareRoot() }
+        let x = unit(SIMD3(r[0], r[1], r[2]))
+        let row1 = SIMD3(r[3], r[4], r[5])
+        let y = unit(row1 - x * (x * row1).sum())
+        let z = SIMD3(x.y * y.z - x.z * y.y, x.z * y.x - x.x * y.z, x.x * y.y - x.y * y.x)
+        return RigidTransform(rotation: [x.x, x.y, x.z, y.x, y.y, y.z, z.x, z.y, z.z], translation: translation)
+    }
+}
+
+extension RigidTransform {
     public var translationVector: SIMD3<Double> { SIMD3(translation[0], translation[1], translation[2]) }
 
     /// R⁻¹·(p − t): for a camera-to-world pose, a world point in camera coordinates.

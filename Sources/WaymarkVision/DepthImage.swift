@@ -44,8 +44,9 @@ public struct DepthImage: Sendable {
 
     public var validCount: Int { metres.reduce(0) { $0 + ($1 > 0 ? 1 : 0) } }
 
-    /// Depth for the half-size image of a `width`×`height` one (both even): the measurement at
-    /// each odd pixel, not an average, which would invent depths across an object's edge.
+    /// Depth for the half-size image of a `width`×`height` one (both even): each 2×2 block's
+    /// mean, whose centre is the half-size pixel's, where its four measurements agree within
+    /// 3 %; else none, as an average across an object's edge would invent a depth.
     /// `out` is reused when it has the size already.
     public static func halve(_ metres: [Float], width: Int, height: Int, into out: inout [Float]) {
         precondition(width % 2 == 0 && height % 2 == 0 && metres.count == width * height, "halving needs an even size")
@@ -54,8 +55,15 @@ public struct DepthImage: Sendable {
         metres.withUnsafeBufferPointer { source in
             out.withUnsafeMutableBufferPointer { target in
                 for y in 0..<h {
-                    let row = (2 * y + 1) * width + 1
-                    for x in 0..<w { target[y * w + x] = source[row + 2 * x] }
+                    let top = 2 * y * width, bottom = top + width
+                    for x in 0..<w {
+                        let a = source[top + 2 * x], b = source[top + 2 * x + 1]
+                        let c = source[bottom + 2 * x], d = source[bottom + 2 * x + 1]
+                        let low = min(min(a, b), min(c, d)), high = max(max(a, b), max(c, d))
+                        let sum = a + b + c + d
+                        // A NaN or infinity anywhere makes the sum so: missing, as 0 is.
+                        target[y * w + x] = sum.isFinite && low > 0 && high <= low * 1.03 ? sum / 4 : 0
+                    }
                 }
             }
         }

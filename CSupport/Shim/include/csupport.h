@@ -142,11 +142,23 @@ typedef struct cs_odometry cs_odometry;
  * 1 = ICP (depth only), 2 = both. */
 cs_status cs_odometry_create(const double intrinsics[4], int32_t kind, cs_odometry **out, cs_error *error);
 void cs_odometry_destroy(cs_odometry *odometry);
-/* Gives the next frame (8-bit gray, depth in metres, 0 or NaN = missing). When the motion from
- * the previous frame could be estimated, *tracked is 1 and motion (row-major 4x4) maps points in
- * the previous camera's coordinates to this camera's. */
-cs_status cs_odometry_track(cs_odometry *odometry, const uint8_t *gray, const float *depth, int32_t width,
-                            int32_t height, double motion[16], int32_t *tracked, cs_error *error);
+/* Iterations per pyramid level (finest first; `levels` of them) and the largest motion between
+ * two frames it accepts (metres, degrees); OpenCV's defaults are 7, 7, 7, 10 and 0.15 m, 15 degrees. */
+cs_status cs_odometry_configure(cs_odometry *odometry, const int32_t *iterations, int32_t levels,
+                                double max_translation, double max_rotation_degrees, cs_error *error);
+
+/* One frame prepared for the odometry (8-bit gray, depth in metres, 0 or NaN = missing; both
+ * copied). It keeps its pyramids once computed, so a frame compared many times (a keyframe) pays
+ * for them once. */
+typedef struct cs_odometry_frame cs_odometry_frame;
+cs_status cs_odometry_frame_create(const uint8_t *gray, const float *depth, int32_t width, int32_t height,
+                                   cs_odometry_frame **out, cs_error *error);
+void cs_odometry_frame_destroy(cs_odometry_frame *frame);
+/* The motion between two frames of the same size: when found, *tracked is 1 and motion
+ * (row-major 4x4) maps points in `from`'s camera coordinates to `to`'s. `initial` (or NULL for
+ * the identity) is the guess it starts from. */
+cs_status cs_odometry_compute(cs_odometry *odometry, cs_odometry_frame *from, cs_odometry_frame *to,
+                              const double initial[16], double motion[16], int32_t *tracked, cs_error *error);
 
 /* ---- Rasters: one-channel images read without conversion (depth maps, label and mask images). ---- */
 
