@@ -16,7 +16,7 @@ extension SessionConfiguration {
             surfaces = []
             relocalization = false
         }
-        if source.hasDepth, !source.hasColor { tracking.odometry = .icp }
+        if source.hasDepth, !source.hasColor { tracking.odometry.method = .icp }
         if source.recordedPoses == nil { planeMap.down = SIMD3(0, 1, 0) }
     }
 }

@@ -108,33 +108,26 @@ public final class Session {
         let gray = frame.image.gray()
         let trackingFrame = TrackingFrame(timestamp: frame.timestamp, gray: gray, depth: frame.depth?.metres,
                                           recordedPose: frame.recordedPose)
-        // Two steps on two threads. First the frame's features beside the odometry; the
-        // signals and the surfaces (seen from the pose tracking expects) go with whichever is
-        // lighter. Then image detection with those features, beside tracking and anchoring.
-        // What keeps the two sides apart (the closures share `self`, which the compiler cannot
-        // split, so this is checked by a ThreadSanitizer run of the session tests, `make tsan`):
-        // the first side touches only the image tracker and the frame meter (the meter on one
-        // side only: whichever is lighter) and reads immutable options; the second alone
-        // touches the tracker, the anchor registry, the plane detector, the coach and the
-        // counters. Both only read the frame, which neither changes.
-        let odometry = tracker?.usesOdometry(trackingFrame) ?? false
-        let (found, beside) = runConcurrently(
-            { () -> (features: SharedFeatures, measured: FrameMeasurement?) in
-                (self.sharedFeatures(gray), odometry ? self.meter.measure(gray) : nil)
-            },
-            { () -> (motion: TrackingStep?, measured: FrameMeasurement?, surfaces: DetectedSurfaces?) in
-                guard let tracker = self.tracker else { return (nil, self.meter.measure(gray), nil) }
-                let motion = tracker.measureMotion(trackingFrame)
-                if odometry { return (motion, nil, nil) }
-                let expected = tracker.expectedPose(for: trackingFrame, motion: motion)
-                return (motion, self.meter.measure(gray), self.detectSurfaces(frame, seenFrom: expected))
+        // Two steps on two threads. First the frame's features beside its signals and its
+        // surfaces (seen from the pose tracking expects). Then image detection with those
+        // features, beside tracking and anchoring. What keeps the two sides apart (the closures
+        // share `self`, which the compiler cannot split, so this is checked by a
+        // ThreadSanitizer run of the session tests, `make tsan`): the first side touches only
+        // the image tracker and reads immutable options; the second alone touches the tracker,
+        // the frame meter, the anchor registry, the plane detector, the coach and the counters.
+        // Both only read the frame, which neither changes.
+        let expected = tracker?.expectedPose(for: trackingFrame)
+        let (features, beside) = runConcurrently(
+            { self.sharedFeatures(gray) },
+            { () -> (measured: FrameMeasurement, surfaces: DetectedSurfaces?) in
+                (self.meter.measure(gray), self.tracker == nil ? nil : self.detectSurfaces(frame, seenFrom: expected))
             })
-        let (features, motion, measured) = (found.features, beside.motion, found.measured ?? beside.measured!)
+        let measured = beside.measured
         let (detections, tracked) = runConcurrently(
             { self.imageTracker?.process(gray, features: features.forImages, intrinsics: self.input.intrinsics) ?? [] },
             { () -> (update: TrackingUpdate?, anchorEvents: [AnchorEvent], surfaces: Surfaces) in
                 // Both are there whenever the tracker is.
-                let update = self.tracker?.track(trackingFrame, features: features.forTracking!, motion: motion!)
+                let update = self.tracker?.track(trackingFrame, features: features.forTracking!)
                 // Anchors are hidden, restored or removed as they were before this frame's surfaces join them.
                 let events = update.map { self.handle($0.events) } ?? []
                 return (update, events, self.anchorSurfaces(beside.surfaces, frame: frame, cameraToWorld: update?.cameraToWorld))
@@ -178,7 +171,6 @@ public final class Session {
         var events: [PlaneEvent] = []
     }
 
-    private typealias TrackingStep = WorldTracker.Motion
     /// A frame's surfaces and the pose whose gravity they were classified by.
     private typealias DetectedSurfaces = (detection: PlaneDetection, seenFrom: RigidTransform?)
 
@@ -194,11 +186,15 @@ public final class Session {
     }
 
     /// Joins the surfaces to the world's at the frame's pose; detected first when they were not
-    /// yet, or again when that pose is not the one they were seen from (a relocalization).
+    /// yet, or again when gravity from that pose is not the one they were classified by (a
+    /// relocalization; the tracked pose differs from the expected one by far less).
     private func anchorSurfaces(_ detected: DetectedSurfaces?, frame: SessionFrame, cameraToWorld pose: RigidTransform?)
         -> Surfaces
     {
-        let stale = detected.map { pose != nil && pose != $0.seenFrom } ?? true
+        let stale = detected.map { detected in
+            pose.map { pose in detected.seenFrom.map { pose.difference(to: $0).rotationDegrees > Self.gravityToleranceDegrees } ?? true }
+                ?? false
+        } ?? true
         guard let (detection, _) = stale ? detectSurfaces(frame, seenFrom: pose) : detected else { return Surfaces() }
         guard let pose else {
             return Surfaces(found: detection.planes, anchorIDs: [Int?](repeating: nil, count: detection.planes.count))
@@ -221,6 +217,10 @@ public final class Session {
         }
         return update
     }
+
+    /// Surfaces classified by gravity from a pose this close in rotation, degrees, stand: a tenth
+    /// of the classifier's alignment tolerance.
+    private static let gravityToleranceDegrees = 1.0
 
     private static func isPlaceable(_ detection: ImageDetection) -> Bool {
         detection.state != .lost && detection.confidence >= imageConfidence && detection.pose != nil

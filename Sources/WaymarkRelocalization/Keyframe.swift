@@ -40,18 +40,35 @@ public final class Keyframe {
 
     /// A keyframe from features already detected in a `width`×`height` image and its depth.
     /// Features on a depth edge, whose depth could belong to either side, are left out.
+    /// `tracked`: features (by index) matched to points already in the map, which keep those
+    /// points' positions exactly, so the map knows them for one point, where the depth agrees
+    /// within 3 % or has no measurement.
     public convenience init(id: Int, timestamp: Double, features detected: FeatureSet, width: Int, height: Int,
-                            depth: [Float], cameraToWorld: RigidTransform, intrinsics: Intrinsics)
+                            depth: [Float], cameraToWorld: RigidTransform, intrinsics: Intrinsics,
+                            tracked: [Int: SIMD3<Double>] = [:])
     {
         precondition(depth.count == width * height, "depth and image sizes differ")
         var kept: [Int] = []
         var points: [SIMD3<Double>] = []
         for (i, keypoint) in detected.keypoints.enumerated() {
-            guard let z = depthAt(keypoint.location, depth: depth, width: width, height: height) else { continue }
+            guard let z = depthAt(keypoint.location, depth: depth, width: width, height: height) else {
+                if let known = tracked[i] {
+                    kept.append(i)
+                    points.append(known)
+                }
+                continue
+            }
             let camera = SIMD3((keypoint.location.x - intrinsics.cx) / intrinsics.fx * z,
                                (keypoint.location.y - intrinsics.cy) / intrinsics.fy * z, z)
+            let measured = cameraToWorld.apply(camera)
             kept.append(i)
-            points.append(cameraToWorld.apply(camera))
+            // A tracked point is kept where the depth confirms it (within 3 %); a match the
+            // depth contradicts is another point seen at that pixel.
+            if let known = tracked[i], ((known - measured) * (known - measured)).sum() <= (0.03 * z) * (0.03 * z) {
+                points.append(known)
+            } else {
+                points.append(measured)
+            }
         }
         self.init(id: id, timestamp: timestamp, cameraToWorld: cameraToWorld, intrinsics: intrinsics, width: width,
                   height: height, features: detected.subset(kept), points: points)

@@ -22,6 +22,9 @@ public struct RelocalizationOptions: Equatable, Sendable {
     /// makes the place ambiguous.
     public var ambiguityDistance = 0.2
     public var ambiguityDegrees = 5.0
+    /// A verified pose is refined against the points around its keyframe (matched by
+    /// projection, as tracking does) when the frame has depth.
+    public var localMap = LocalMapOptions()
 
     public init() {}
 }
@@ -146,6 +149,16 @@ public final class Relocalizer {
             result.reason = .depthDisagrees
         }
         if !result.isRelocalized { result.cameraToWorld = nil }
+        if result.isRelocalized, let depth, let keyframe, let reference = map.index(ofKeyframe: keyframe) {
+            // The PnP rests on the candidates' matches; the keyframe's neighbours add theirs.
+            let local = LocalMap(map, reference: reference, neighbours: options.localMap.neighbours)
+            let search = ProjectedFeatureSearch(features, width: width, height: height)
+            if let refined = local.track(search, depth: depth, width: width, height: height,
+                                         predicted: estimate.worldToCamera, intrinsics: intrinsics, options: options.localMap)
+            {
+                result.cameraToWorld = refined.worldToCamera.inverse
+            }
+        }
         return result
     }
 

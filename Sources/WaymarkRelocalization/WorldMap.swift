@@ -1,11 +1,12 @@
 import WaymarkCore
 import WaymarkVision
 
+/// When tracking makes a keyframe: by what the camera sees, never by metres, so that a table
+/// top and a hall take the same defaults (ORB-SLAM's rule).
 public struct KeyframePolicy: Equatable, Sendable {
-    /// A view becomes a keyframe when it is this far, metres, from every keyframe's camera…
-    public var distance = 0.15
-    /// …or turned this much, degrees, from every keyframe within that distance.
-    public var angleDegrees = 15.0
+    /// A view becomes a keyframe when it tracks less than this share of its reference
+    /// keyframe's points (the keyframe it shares most tracked points with).
+    public var trackedShare = 0.5
     public var features = FeatureOptions(maxFeatures: 1000)
 
     public init() {}
@@ -17,28 +18,41 @@ public struct KeyframePolicy: Equatable, Sendable {
 public struct WorldMap {
     public private(set) var keyframes: [Keyframe] = []
     public var anchors: [WorldAnchor] = []
+    /// The keyframes (indices) that hold each point. A keyframe made while tracking takes over
+    /// the positions of the points it tracked, exactly, so equal positions are one landmark seen
+    /// from several keyframes: what ties keyframes together (covisibility) without an identifier
+    /// to keep in the file.
+    private var holders: [SIMD3<Double>: [Int]] = [:]
 
     public init(keyframes: [Keyframe] = [], anchors: [WorldAnchor] = []) {
-        self.keyframes = keyframes
         self.anchors = anchors
+        for keyframe in keyframes { add(keyframe) }
     }
 
     public var nextKeyframeID: Int { (keyframes.map(\.id).max() ?? -1) + 1 }
 
     public mutating func add(_ keyframe: Keyframe) {
         precondition(!keyframes.contains { $0.id == keyframe.id }, "keyframe ids are unique")
+        for point in Set(keyframe.points) { holders[point, default: []].append(keyframes.count) }
         keyframes.append(keyframe)
     }
 
-    /// Whether a view from `cameraToWorld` sees the world from somewhere no keyframe does.
-    public func needsKeyframe(at cameraToWorld: RigidTransform, policy: KeyframePolicy = KeyframePolicy()) -> Bool {
-        !keyframes.contains {
-            let d = $0.cameraToWorld.difference(to: cameraToWorld)
-            return d.translation < policy.distance && d.rotationDegrees < policy.angleDegrees
+    public func index(ofKeyframe id: Int) -> Int? { keyframes.firstIndex { $0.id == id } }
+
+    /// The keyframes (indices) that hold `point`.
+    public func holders(of point: SIMD3<Double>) -> [Int] { holders[point] ?? [] }
+
+    /// The keyframes that share points with keyframe `index`, most shared first, and how many.
+    public func covisible(with index: Int) -> [(keyframe: Int, shared: Int)] {
+        var shared: [Int: Int] = [:]
+        for point in Set(keyframes[index].points) {
+            for other in holders[point] ?? [] where other != index { shared[other, default: 0] += 1 }
         }
+        return shared.map { ($0.key, $0.value) }.sorted { $0.shared > $1.shared || ($0.shared == $1.shared && $0.keyframe > $1.keyframe) }
     }
 
-    public var pointCount: Int { keyframes.reduce(0) { $0 + $1.points.count } }
+    /// Distinct points: one seen from several keyframes counts once.
+    public var pointCount: Int { holders.count }
 
     /// Whether some keyframe has points to relocalize against.
     public var hasPoints: Bool { keyframes.contains { !$0.points.isEmpty } }

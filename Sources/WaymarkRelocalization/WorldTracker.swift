@@ -1,3 +1,4 @@
+import Foundation
 import WaymarkCore
 import WaymarkVision
 
@@ -7,7 +8,7 @@ public struct WorldTrackingOptions: Sendable {
     /// Relocalization is given up (and the world reset) after this long, seconds of stream time;
     /// nil tries for ever.
     public var relocalizationTimeout: Double?
-    /// This many odometry failures in a row lose tracking (an interruption).
+    /// This many frames in a row that neither the map nor the odometry tracks lose tracking (an interruption).
     public var lostAfterFailures = 5
     /// Fewer features than this in a frame is insufficient detail.
     public var minimumFeatures = 150
@@ -15,11 +16,24 @@ public struct WorldTrackingOptions: Sendable {
     public var maximumSpeed = 1.5
     public var maximumTurnRate = 100.0
     public var keyframes = KeyframePolicy()
+    public var localMap = LocalMapOptions()
     public var relocalization = RelocalizationOptions()
     /// A keyframe needs this many features with depth.
     public var minimumKeyframePoints = 50
-    /// For depth without colour, `.icp`.
-    public var odometry = RGBDOdometry.Method.rgbdICP
+    /// How each frame is aligned densely to its anchor keyframe: from the features' pose, a few
+    /// iterations on the three finest levels suffice; for depth without colour, method `.icp`.
+    public var odometry: RGBDOdometry.Options = {
+        var options = RGBDOdometry.Options()
+        options.iterations = [4, 4, 4]
+        // The anchor can be a keyframe some way back.
+        options.maximumTranslation = 0.5
+        options.maximumRotationDegrees = 30
+        return options
+    }()
+    /// A dense pose is kept when it is this near the features' pose: an angle, degrees, and a
+    /// distance as a share of the tracked points' median depth; else the features' pose is.
+    public var denseAgreementDegrees = 2.0
+    public var denseAgreementDepthShare = 0.05
 
     public init() {}
 }
@@ -31,7 +45,7 @@ public struct TrackingFrame {
     /// Metres, row-major, the gray image's size; nil without depth (no odometry, no keyframes).
     public var depth: [Float]?
     /// A pose from a recorded source (device log, ground truth), camera-to-world in that
-    /// source's own world; nil to track with the engine's odometry.
+    /// source's own world; nil for the engine's own tracking.
     public var recordedPose: RigidTransform?
 
     public init(timestamp: Double, gray: Image, depth: [Float]?, recordedPose: RigidTransform? = nil) {
@@ -42,31 +56,53 @@ public struct TrackingFrame {
     }
 }
 
+/// Where a frame's pose came from.
+public enum PoseSource: String, Sendable {
+    /// The source's own pose (a device log, ground truth).
+    case recorded
+    /// Matched against the map's points around the reference keyframe.
+    case localMap = "local_map"
+    /// RGB-D odometry from the previous frame, where too few points tracked (a textureless view).
+    case odometry
+    /// Found again in the map after an interruption.
+    case relocalization
+    /// Found again by a reference image whose anchor the map holds.
+    case imageAnchor = "image_anchor"
+}
+
 public struct TrackingUpdate: Sendable {
     public var state: TrackingState
     public var mapping: MappingStatus
     /// Camera-to-world in the session's world; nil while it is unknown (relocalizing).
     public var cameraToWorld: RigidTransform?
+    /// Nil when there is no pose.
+    public var poseSource: PoseSource?
+    /// Map points the frame tracked (inliers of its pose).
+    public var trackedPoints: Int
     public var events: [TrackingEvent]
     /// This frame's relocalization attempt, if it made one.
     public var relocalization: Relocalization?
     public var featureCount: Int
 }
 
-/// Camera tracking for an RGB-D stream in a world that survives interruptions: poses from a
-/// recorded source or the engine's odometry, a tracking state from measured signals, keyframes
-/// into the world map, and after an interruption (pause, time gap, lost tracking) no pose
-/// until the camera is relocalized in the map, then poses in the original world again.
-/// A recorded source is trusted only within a stretch without interruption: its world is tied
-/// to the session's again by each relocalization.
+/// Camera tracking for an RGB-D stream in a world that survives interruptions. Each frame's
+/// pose comes from a recorded source, or from the frame's features matched by projection
+/// against the map's points around its reference keyframe (a motion-only bundle adjustment with
+/// depth), or, where too few points track, from RGB-D odometry. Keyframes join the map when
+/// the camera tracks less than a share of its reference keyframe's points; after an
+/// interruption (pause, time gap, lost tracking) there is no pose until the camera is
+/// relocalized in the map, then poses in the original world again. A recorded source is trusted
+/// only within a stretch without interruption: its world is tied to the session's again by each
+/// relocalization.
 public final class WorldTracker {
     /// Where tracking stands. Every change goes through `enter(_:)`, the one place the
     /// invariants that come with a state are restored.
     private enum State {
         /// A new world: the next frame with a pose starts it (its recorded pose, or the identity).
         case initializing
-        /// Following the camera from its last pose; `odometryFailures` in a row so far.
-        case tracking(lastPose: RigidTransform, odometryFailures: Int)
+        /// Following the camera: its last pose, its motion over the last frame (the last
+        /// camera's pose in the one before's coordinates) and `failures` in a row so far.
+        case tracking(lastPose: RigidTransform, velocity: RigidTransform, failures: Int)
         /// After an interruption: no pose until the camera is found in the map. `since`: the
         /// first frame that tried (for the timeout).
         case relocalizing(since: Double?)
@@ -78,11 +114,15 @@ public final class WorldTracker {
     private var state: State
     /// The map's index, built on the first relocalization attempt after the map changed.
     private var relocalizer: Relocalizer?
-    /// Valid only while tracking; dropped with every other state.
-    private var odometry: RGBDOdometry?
-    /// Reused half-size copies for the odometry.
-    private let halfGray = Image(width: 1, height: 1, channels: 1)
-    private var halfDepth: [Float] = []
+    /// The keyframe (index) the camera shares most tracked points with, and the points around
+    /// it; rebuilt when it changes or the map grows.
+    private var reference: Int?
+    private var localMap: LocalMap?
+    /// Made for the first frame with depth; its anchor is valid only while tracking.
+    private var dense: DenseAlignment?
+    /// The last frame prepared for it and its pose, while tracking: the anchor when the anchor
+    /// itself is out of reach.
+    private var previous: (frame: RGBDOdometry.Frame, pose: RigidTransform)?
     private var lastTimestamp: Double?
     private var lastKeyframeTime: Double?
     /// The recorded source's world in the session's.
@@ -101,7 +141,7 @@ public final class WorldTracker {
     }
 
     private var lastPose: RigidTransform? {
-        if case .tracking(let pose, _) = state { pose } else { nil }
+        if case .tracking(let pose, _, _) = state { pose } else { nil }
     }
 
     private func enter(_ next: State) {
@@ -109,15 +149,22 @@ public final class WorldTracker {
         case .initializing:
             map = WorldMap()
             relocalizer = nil
-            odometry = nil
+            reference = nil
+            localMap = nil
             lastKeyframeTime = nil
             recordedToWorld = .identity
+            forgetDenseFrames()
         case .relocalizing:
-            odometry = nil
+            forgetDenseFrames()
         case .tracking:
             break
         }
         state = next
+    }
+
+    private func forgetDenseFrames() {
+        dense?.forget()
+        previous = nil
     }
 
     /// An interruption starts (the app went to the background): tracking stops until frames
@@ -139,36 +186,9 @@ public final class WorldTracker {
         return [.reset]
     }
 
-    /// The odometry's step for a frame, measured apart from its features (see `track(_:features:motion:)`).
-    public enum Motion {
-        /// This frame does not use the odometry (recorded pose, no depth, relocalizing, a gap).
-        case unused
-        /// The odometry's first frame.
-        case started
-        case moved(RigidTransform)
-        case failed
-    }
-
-    /// Tracks one frame: its features and its odometry step run at the same time.
+    /// Tracks one frame, detecting its features.
     public func track(_ frame: TrackingFrame) -> TrackingUpdate {
-        let (features, motion) = runConcurrently(
-            { FeatureSet(detectingIn: frame.gray, options: self.options.relocalization.features) },
-            { self.measureMotion(frame) })
-        return track(frame, features: features, motion: motion)
-    }
-
-    /// The first half of tracking a frame, which needs no features: the odometry's motion since
-    /// the previous frame, when this frame will use it. Call `track(_:features:motion:)` next.
-    public func measureMotion(_ frame: TrackingFrame) -> Motion {
-        guard usesOdometry(frame), let depth = frame.depth else { return .unused }
-        let starting = odometry == nil
-        let motion = trackOdometry(frame.gray, depth)
-        return starting ? .started : motion.map(Motion.moved) ?? .failed
-    }
-
-    /// Whether `measureMotion` runs the odometry on this frame (the costliest step of tracking).
-    public func usesOdometry(_ frame: TrackingFrame) -> Bool {
-        frame.recordedPose == nil && frame.depth != nil && !isRelocalizing && !startsGap(frame)
+        track(frame, features: FeatureSet(detectingIn: frame.gray, options: options.relocalization.features))
     }
 
     private func startsGap(_ frame: TrackingFrame) -> Bool {
@@ -176,29 +196,20 @@ public final class WorldTracker {
         return frame.timestamp - last > options.gap
     }
 
-    /// The pose `track(_:features:motion:)` will give `frame` when it follows on from the last
-    /// frame; nil when it will not (relocalizing, a gap, no pose source). Work that needs the
-    /// pose can start with it before the frame's features are ready.
-    public func expectedPose(for frame: TrackingFrame, motion: Motion) -> RigidTransform? {
+    /// The pose `frame` is expected at before its features are matched: recorded, or the last
+    /// pose moved as the camera last moved; nil when the frame will not follow on (relocalizing,
+    /// a gap, no pose source). Work that needs a pose (classifying surfaces by gravity) can
+    /// start with it beside feature detection.
+    public func expectedPose(for frame: TrackingFrame) -> RigidTransform? {
         guard !isRelocalizing, !startsGap(frame) else { return nil }
-        return continuedPose(frame, motion: motion)
-    }
-
-    /// The pose when the frame follows on: recorded, or the last moved by the odometry (kept
-    /// when the odometry fails on it; the identity when there is no last pose).
-    private func continuedPose(_ frame: TrackingFrame, motion: Motion) -> RigidTransform? {
         if let recorded = frame.recordedPose { return recordedToWorld * recorded }
         guard frame.depth != nil else { return nil }
-        switch motion {
-        case .moved(let step): return lastPose.map { $0 * step.inverse }
-        case .failed: return lastPose
-        case .started, .unused: return lastPose ?? .identity
-        }
+        guard case .tracking(let last, let velocity, _) = state else { return .identity }
+        return last * velocity
     }
 
-    /// The second half: `features` detected with `options.relocalization.features`, and the
-    /// frame's `measureMotion`.
-    public func track(_ frame: TrackingFrame, features: FeatureSet, motion: Motion) -> TrackingUpdate {
+    /// Tracks one frame with its features, detected with `options.relocalization.features`.
+    public func track(_ frame: TrackingFrame, features: FeatureSet) -> TrackingUpdate {
         var events: [TrackingEvent] = []
         defer { lastTimestamp = frame.timestamp }
         if startsGap(frame) { events += interrupt(.gap) }
@@ -209,7 +220,7 @@ public final class WorldTracker {
                 return relocalize(frame, features: features, events: events)
             }
         }
-        return follow(frame, features: features, motion: motion, events: events)
+        return follow(frame, features: features, events: events)
     }
 
     private func interrupt(_ cause: TrackingEvent.Cause) -> [TrackingEvent] {
@@ -228,11 +239,12 @@ public final class WorldTracker {
                                               depth: frame.depth, intrinsics: intrinsics)
         }
         guard let attempt, let pose = attempt.cameraToWorld, let keyframe = attempt.keyframe else {
-            return TrackingUpdate(state: .limited(.relocalizing), mapping: .limited, cameraToWorld: nil, events: events,
-                                  relocalization: attempt, featureCount: features.count)
+            return TrackingUpdate(state: .limited(.relocalizing), mapping: .limited, cameraToWorld: nil, poseSource: nil,
+                                  trackedPoints: 0, events: events, relocalization: attempt, featureCount: features.count)
         }
-        resume(at: pose, frame)
-        return TrackingUpdate(state: .normal, mapping: .mapped, cameraToWorld: pose,
+        resume(at: pose, frame, reference: map.index(ofKeyframe: keyframe))
+        return TrackingUpdate(state: .normal, mapping: .mapped, cameraToWorld: pose, poseSource: .relocalization,
+                              trackedPoints: attempt.inliers,
                               events: events + [.relocalized(keyframe: keyframe, inliers: attempt.inliers)],
                               relocalization: attempt, featureCount: features.count)
     }
@@ -244,69 +256,137 @@ public final class WorldTracker {
         -> TrackingUpdate?
     {
         guard isRelocalizing else { return nil }
-        resume(at: cameraToWorld, frame)
+        resume(at: cameraToWorld, frame, reference: nil)
         var adopted = update
         adopted.state = .normal
         adopted.mapping = .mapped
         adopted.cameraToWorld = cameraToWorld
+        adopted.poseSource = .imageAnchor
         adopted.events.append(.relocalizedOnAnchor(anchor))
         return adopted
     }
 
-    /// Tracking goes on from `pose`, in the map's world.
-    private func resume(at pose: RigidTransform, _ frame: TrackingFrame) {
-        enter(.tracking(lastPose: pose, odometryFailures: 0))
+    /// Tracking goes on from `pose`, in the map's world; `reference` (a keyframe index) when the
+    /// pose was found against one. Without one, the odometry carries the camera until a
+    /// keyframe is made.
+    private func resume(at pose: RigidTransform, _ frame: TrackingFrame, reference: Int?) {
+        enter(.tracking(lastPose: pose, velocity: .identity, failures: 0))
         if let recorded = frame.recordedPose { recordedToWorld = pose * recorded.inverse }
         if frame.recordedPose == nil, let depth = frame.depth {
-            _ = trackOdometry(frame.gray, depth)  // its first frame
+            let prepared = prepare(frame, depth: depth)
+            dense?.anchor(at: prepared, pose: pose)
+            previous = (prepared, pose)
         }
+        self.reference = nil
+        localMap = nil
+        if let reference { setReference(reference) }
     }
 
-    /// The odometry's motion since the previous frame (nil for its first frame and when it
-    /// fails). Frames 640 pixels wide or more are tracked at half size: a quarter of the work.
-    private func trackOdometry(_ gray: Image, _ depth: [Float]) -> RigidTransform? {
-        let halve = gray.width >= 640 && gray.width % 2 == 0 && gray.height % 2 == 0
-        if odometry == nil {
-            let k = halve ? Intrinsics(fx: intrinsics.fx / 2, fy: intrinsics.fy / 2, cx: intrinsics.cx / 2, cy: intrinsics.cy / 2)
-                : intrinsics
-            odometry = RGBDOdometry(intrinsics: k, method: options.odometry)
-        }
-        guard halve else { return odometry!.track(gray: gray, depth: depth) }
-        DepthImage.halve(depth, width: gray.width, height: gray.height, into: &halfDepth)
-        gray.resize(width: gray.width / 2, height: gray.height / 2, into: halfGray)
-        return odometry!.track(gray: halfGray, depth: halfDepth)
+    private func setReference(_ index: Int) {
+        guard index != reference || localMap == nil else { return }
+        reference = index
+        localMap = LocalMap(map, reference: index, neighbours: options.localMap.neighbours)
     }
 
-    private func follow(_ frame: TrackingFrame, features: FeatureSet, motion: Motion, events: [TrackingEvent])
-        -> TrackingUpdate
-    {
-        var events = events
+    private func prepare(_ frame: TrackingFrame, depth: [Float]) -> RGBDOdometry.Frame {
+        if dense == nil {
+            dense = DenseAlignment(intrinsics: intrinsics, width: frame.gray.width, height: frame.gray.height,
+                                   options: options.odometry)
+        }
+        return dense!.prepare(gray: frame.gray, depth: depth)
+    }
+
+    /// A frame's pose and the map points it tracked.
+    private struct Located {
+        var cameraToWorld: RigidTransform
+        var source: PoseSource
+        /// Frame feature → the map point it tracked.
+        var tracked: [(feature: Int, point: SIMD3<Double>)] = []
         var odometryFailed = false
-        var odometryFailures = if case .tracking(_, let failures) = state { failures } else { 0 }
-        if frame.recordedPose == nil, frame.depth != nil {
-            switch motion {
-            case .unused:
-                // Unused, yet following: the world was reset on this frame (a gap before any
-                // keyframe, or a relocalization given up), so the odometry starts here.
-                odometry = nil
-                _ = measureMotion(frame)
-            case .started:
-                break
-            case .moved:
-                odometryFailures = 0
-            case .failed:
-                odometryFailures += 1
-                odometryFailed = true
-                if odometryFailures >= options.lostAfterFailures {
-                    events += interrupt(.trackingLost)
-                    return TrackingUpdate(state: isRelocalizing ? .limited(.relocalizing) : .notAvailable, mapping: .limited,
-                                          cameraToWorld: nil, events: events, relocalization: nil, featureCount: features.count)
-                }
-            }
+        /// The frame prepared for dense alignment (nil for a recorded pose).
+        var prepared: RGBDOdometry.Frame?
+    }
+
+    /// Where the frame is, when it follows on from the last: recorded; else by its features
+    /// against the local map, refined by dense alignment to the anchor keyframe; else by dense
+    /// alignment alone (or, when that fails too, where the last frame was).
+    private func locate(_ frame: TrackingFrame, _ search: ProjectedFeatureSearch?) -> Located? {
+        if let recorded = frame.recordedPose {
+            let pose = recordedToWorld * recorded
+            return Located(cameraToWorld: pose, source: .recorded, tracked: points(search, seenFrom: pose, frame))
         }
-        guard let pose = continuedPose(frame, motion: motion) else {
+        guard let depth = frame.depth else { return nil }
+        let prepared = prepare(frame, depth: depth)
+        guard case .tracking(let last, let velocity, _) = state else {
+            return Located(cameraToWorld: .identity, source: .odometry, prepared: prepared)
+        }
+        var byFeatures: (pose: RigidTransform, tracked: [(feature: Int, point: SIMD3<Double>)])?
+        if let search, let localMap,
+            let found = localMap.track(search, depth: depth, width: frame.gray.width, height: frame.gray.height,
+                                       predicted: (last * velocity).inverse, intrinsics: intrinsics, options: options.localMap)
+        {
+            byFeatures = (found.worldToCamera.inverse, found.tracked.map { ($0.feature, localMap.positions[$0.landmark]) })
+        }
+        let guess = byFeatures?.pose ?? last * velocity
+        var aligned = dense!.align(prepared, guess: guess)
+        if aligned == nil, byFeatures == nil, let previous {
+            // The anchor is out of reach and no features track (a textureless wall): the last
+            // frame becomes the anchor, as chained odometry.
+            dense!.anchor(at: previous.frame, pose: previous.pose)
+            aligned = dense!.align(prepared, guess: guess)
+        }
+        if let byFeatures {
+            let pose = aligned.flatMap { agrees($0, with: byFeatures.pose, tracked: byFeatures.tracked) ? $0 : nil } ?? byFeatures.pose
+            return Located(cameraToWorld: pose, source: .localMap, tracked: byFeatures.tracked, prepared: prepared)
+        }
+        guard let aligned else {
+            return Located(cameraToWorld: last, source: .odometry, odometryFailed: true, prepared: prepared)
+        }
+        return Located(cameraToWorld: aligned, source: .odometry, tracked: points(search, seenFrom: aligned, frame),
+                       prepared: prepared)
+    }
+
+    /// Whether the dense pose is near the features' pose: it may correct their error (a few
+    /// pixels on real sensors, where colour and depth are not quite registered) but not
+    /// replace it (a dense alignment that slid along a plane or fell into another minimum).
+    /// Scale-free: an angle, and a share of the tracked points' median depth.
+    private func agrees(_ aligned: RigidTransform, with features: RigidTransform,
+                        tracked: [(feature: Int, point: SIMD3<Double>)]) -> Bool
+    {
+        let difference = aligned.difference(to: features)
+        guard difference.rotationDegrees <= options.denseAgreementDegrees else { return false }
+        let worldToCamera = features.inverse
+        let depths = tracked.map { worldToCamera.apply($0.point).z }.sorted()
+        guard !depths.isEmpty else { return false }
+        return difference.translation <= options.denseAgreementDepthShare * depths[depths.count / 2]
+    }
+
+    /// The local map's points matched from a pose that is not refined by them.
+    private func points(_ search: ProjectedFeatureSearch?, seenFrom pose: RigidTransform, _ frame: TrackingFrame)
+        -> [(feature: Int, point: SIMD3<Double>)]
+    {
+        guard let search, let localMap else { return [] }
+        return localMap.match(search, worldToCamera: pose.inverse, intrinsics: intrinsics, width: frame.gray.width,
+                              height: frame.gray.height, radius: options.localMap.refinedRadius, options: options.localMap)
+            .map { ($0.feature, localMap.positions[$0.landmark]) }
+    }
+
+    private func follow(_ frame: TrackingFrame, features: FeatureSet, events: [TrackingEvent]) -> TrackingUpdate {
+        var events = events
+        let search = localMap == nil ? nil : ProjectedFeatureSearch(features, width: frame.gray.width, height: frame.gray.height)
+        guard let located = locate(frame, search) else {
             return TrackingUpdate(state: .notAvailable, mapping: map.keyframes.isEmpty ? .notAvailable : .limited,
-                                  cameraToWorld: nil, events: events, relocalization: nil, featureCount: features.count)
+                                  cameraToWorld: nil, poseSource: nil, trackedPoints: 0, events: events, relocalization: nil,
+                                  featureCount: features.count)
+        }
+        let pose = located.cameraToWorld
+        let previousFailures = if case .tracking(_, _, let failures) = state { failures } else { 0 }
+        let failures = located.odometryFailed ? previousFailures + 1 : 0
+        if failures >= options.lostAfterFailures {
+            events += interrupt(.trackingLost)
+            return TrackingUpdate(state: isRelocalizing ? .limited(.relocalizing) : .notAvailable, mapping: .limited,
+                                  cameraToWorld: nil, poseSource: nil, trackedPoints: 0, events: events, relocalization: nil,
+                                  featureCount: features.count)
         }
         let tooFast = lastPose.flatMap { last in
             lastTimestamp.map { t -> Bool in
@@ -317,25 +397,54 @@ public final class WorldTracker {
         } ?? false
         let fewFeatures = features.count < options.minimumFeatures
         var quality: TrackingState =
-            fewFeatures ? .limited(.insufficientFeatures) : tooFast || odometryFailed ? .limited(.excessiveMotion) : .normal
-        if quality == .normal, let depth = frame.depth, map.needsKeyframe(at: pose, policy: options.keyframes) {
-            let keyframe = Keyframe(id: map.nextKeyframeID, timestamp: frame.timestamp, features: features,
-                                    width: frame.gray.width, height: frame.gray.height, depth: depth, cameraToWorld: pose,
-                                    intrinsics: intrinsics)
-            if keyframe.points.count >= options.minimumKeyframePoints {
-                map.add(keyframe)
-                relocalizer = nil
-                lastKeyframeTime = frame.timestamp
-                events.append(.keyframeAdded(keyframe.id))
-            }
+            fewFeatures ? .limited(.insufficientFeatures) : tooFast || located.odometryFailed ? .limited(.excessiveMotion) : .normal
+        let share = followReference(located.tracked)
+        let keyframes = map.keyframes.count
+        if quality == .normal, let depth = frame.depth, share < options.keyframes.trackedShare {
+            addKeyframe(frame, features: features, depth: depth, pose: pose, tracked: located.tracked, events: &events)
+        }
+        if let prepared = located.prepared {
+            if map.keyframes.count > keyframes { dense?.anchor(at: prepared, pose: pose) }
+            previous = located.odometryFailed ? nil : (prepared, pose)
         }
         if map.keyframes.isEmpty, quality == .normal { quality = .limited(.initializing) }
-        enter(.tracking(lastPose: pose, odometryFailures: odometryFailures))
+        let velocity = located.odometryFailed ? .identity : lastPose.map { $0.inverse * pose } ?? .identity
+        enter(.tracking(lastPose: pose, velocity: velocity, failures: failures))
         let mapping: MappingStatus =
             map.keyframes.isEmpty ? .notAvailable
             : quality != .normal ? .limited
             : lastKeyframeTime.map { frame.timestamp - $0 < 1 } ?? false ? .extending : .mapped
-        return TrackingUpdate(state: quality, mapping: mapping, cameraToWorld: pose, events: events, relocalization: nil,
+        return TrackingUpdate(state: quality, mapping: mapping, cameraToWorld: pose, poseSource: located.source,
+                              trackedPoints: located.tracked.count, events: events, relocalization: nil,
                               featureCount: features.count)
+    }
+
+    /// Makes the keyframe that holds most of the tracked points the reference, and returns the
+    /// share of its points the frame tracked (0 when it tracked none).
+    private func followReference(_ tracked: [(feature: Int, point: SIMD3<Double>)]) -> Double {
+        var counts: [Int: Int] = [:]
+        for t in tracked {
+            for holder in map.holders(of: t.point) { counts[holder, default: 0] += 1 }
+        }
+        guard let best = counts.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key < $1.key) }) else { return 0 }
+        setReference(best.key)
+        return Double(best.value) / Double(max(1, map.keyframes[best.key].points.count))
+    }
+
+    private func addKeyframe(_ frame: TrackingFrame, features: FeatureSet, depth: [Float], pose: RigidTransform,
+                             tracked: [(feature: Int, point: SIMD3<Double>)], events: inout [TrackingEvent])
+    {
+        let known = Dictionary(tracked.map { ($0.feature, $0.point) }, uniquingKeysWith: { first, _ in first })
+        let keyframe = Keyframe(id: map.nextKeyframeID, timestamp: frame.timestamp, features: features,
+                                width: frame.gray.width, height: frame.gray.height, depth: depth, cameraToWorld: pose,
+                                intrinsics: intrinsics, tracked: known)
+        guard keyframe.points.count >= options.minimumKeyframePoints else { return }
+        map.add(keyframe)
+        relocalizer = nil
+        lastKeyframeTime = frame.timestamp
+        events.append(.keyframeAdded(keyframe.id))
+        // The new keyframe holds what the next frames see best; its neighbours come with it.
+        reference = nil
+        setReference(map.keyframes.count - 1)
     }
 }

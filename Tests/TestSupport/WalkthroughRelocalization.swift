@@ -42,14 +42,20 @@ extension Walkthrough {
         return (Image(width: width, height: height, channels: 3, pixels: rendering.color!).gray(), rendering.depth)
     }
 
-    /// Keyframes wherever `policy` asks for one along `frames`, with the rendered depth and
-    /// the true poses.
-    public func worldMap(frames range: Range<Int>, policy: KeyframePolicy = KeyframePolicy()) -> WorldMap {
+    /// Keyframes from the true poses and the rendered depth along `frames`, one wherever the
+    /// camera is `metres` from every keyframe's camera or turned `degrees` from those within
+    /// that distance: a map laid out by hand, apart from how tracking makes one.
+    public func worldMap(frames range: Range<Int>, metres: Double = 0.15, degrees: Double = 15,
+                         features: FeatureOptions = FeatureOptions(maxFeatures: 1000)) -> WorldMap
+    {
         var map = WorldMap()
-        for frame in frames[range] where map.needsKeyframe(at: frame.cameraToWorld, policy: policy) {
+        for frame in frames[range] where !map.keyframes.contains(where: {
+            let d = $0.cameraToWorld.difference(to: frame.cameraToWorld)
+            return d.translation < metres && d.rotationDegrees < degrees
+        }) {
             let (gray, depth) = gray(frame)
             map.add(Keyframe(id: map.nextKeyframeID, timestamp: frame.timestamp, gray: gray, depth: depth,
-                             cameraToWorld: frame.cameraToWorld, intrinsics: intrinsics, features: policy.features))
+                             cameraToWorld: frame.cameraToWorld, intrinsics: intrinsics, features: features))
         }
         return map
     }

@@ -203,11 +203,8 @@ struct RelocalizationSuite {
     static let timingName = "200 keyframes"
 
     func timingCase(_ walk: Walkthrough) -> Case {
-        var policy = KeyframePolicy()
-        policy.distance = 0.01
-        policy.angleDegrees = 1
         let resume = walk.frames.firstIndex { $0.segment == .afterInterruption }!
-        var map = walk.worldMap(frames: 0..<resume, policy: policy)
+        var map = walk.worldMap(frames: 0..<resume, metres: 0.01, degrees: 1)
         if map.keyframes.count > 200 {
             let stride = Double(map.keyframes.count) / 200
             map = WorldMap(keyframes: (0..<200).map { map.keyframes[Int(Double($0) * stride)] })

@@ -28,6 +28,9 @@ struct TrackingSuite {
     struct Run {
         var poses: [RigidTransform?]
         var ms: [Double]
+        /// Ours: frames per pose source, and keyframes made.
+        var sources: [PoseSource: Int] = [:]
+        var keyframes: Int?
     }
 
     struct Reply: Decodable {
@@ -44,7 +47,10 @@ struct TrackingSuite {
         print("## Tracking\n")
         print("The engine's own tracking, no recorded poses: ATE RMSE after a rigid alignment (evo_ape -a), RPE as the "
               + "RMSE of the translation error over 1 s, frames with a pose. Ours is `WorldTracker.track` (ORB features "
-              + "beside the RGB-D odometry at half size, two threads); the baseline is `cv2.rgbd.RgbdICPOdometry` chained "
+              + "matched by projection against the map's points around the reference keyframe and a motion-only bundle "
+              + "adjustment with depth, then RGB-D odometry from the anchor keyframe to the frame at half size, started from "
+              + "that pose; the odometry alone where too few points track), one thread, its features included; the "
+              + "baseline is `cv2.rgbd.RgbdICPOdometry` chained "
               + "at full size, one thread, its call alone timed.\n")
         var sequences: [Sequence] = []
         if !parts.isDisjoint(with: ["walkthrough", "table-top"]) {
@@ -73,8 +79,8 @@ struct TrackingSuite {
         }
         let reply = try baseline.map { try $0.run(task: task(sequences, sources), as: Reply.self) }
         if let reply { print("Baseline: OpenCV \(reply.opencv) (Debian's python3-opencv).\n") }
-        print("| sequence | frames | tracker | ATE RMSE cm | RPE cm/s | frames with a pose | ms per frame, median |")
-        print("|---|---|---|---|---|---|---|")
+        print("| sequence | frames | tracker | ATE RMSE cm | RPE cm/s | frames with a pose | tracked by map / odometry | keyframes | ms per frame, median |")
+        print("|---|---|---|---|---|---|---|---|---|")
         for (sequence, source) in zip(sequences, sources) {
             let truth = source.frames.map(\.cameraToWorld)
             let times = source.frames.map(\.timestamp)
@@ -83,8 +89,9 @@ struct TrackingSuite {
             for (tracker, run) in runs {
                 let (ate, rpe) = try errors(run.poses, truth: truth, times: times)
                 let posed = run.poses.compactMap { $0 }.count
-                print("| \(sequence.name) | \(truth.count) | \(tracker) | \(format(ate * 100)) | \(format(rpe * 100)) | "
-                      + "\(posed)/\(truth.count) | \(format(Summary(run.ms).median, 1)) |")
+                let sources = run.keyframes == nil ? "" : "\(run.sources[.localMap, default: 0]) / \(run.sources[.odometry, default: 0])"
+                print("| \(sequence.name) | \(truth.count) | \(tracker) | \(format(ate * 100, 3)) | \(format(rpe * 100, 3)) | "
+                      + "\(posed)/\(truth.count) | \(sources) | \(run.keyframes.map(String.init) ?? "") | \(format(Summary(run.ms).median, 1)) |")
                 let name = "tracking.\(Figures.slug(sequence.name)).\(Figures.slug(tracker))"
                 figures.record("\(name).ate_cm", ate * 100)
                 figures.record("\(name).rpe_cm_per_s", rpe * 100)
@@ -111,7 +118,9 @@ struct TrackingSuite {
             let (update, ms) = milliseconds { tracker.track(input) }
             run.poses.append(update.cameraToWorld)
             run.ms.append(ms)
+            if let source = update.poseSource { run.sources[source, default: 0] += 1 }
         }
+        run.keyframes = tracker.map.keyframes.count
         return run
     }
 
