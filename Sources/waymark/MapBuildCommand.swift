@@ -13,7 +13,7 @@ enum MapBuildCommand: Command {
         features and their 3D positions from depth, in the world of the poses. The poses come
         from FILE (TUM format, camera-to-world; frames and poses paired within 20 ms, closest
         first, each used once, as TUM's associate.py pairs them), else the
-        sequence's groundtruth.txt, else the engine's own RGB-D odometry (world = first camera).
+        sequence's groundtruth.txt, else the engine's own tracking (world = first camera).
         Surfaces found in the depth are stored as plane anchors. The file is written atomically,
         at the end and whenever the sequence is interrupted (a time jump over 0.5 s), after which
         the camera is relocalized in the map before it grows again.

@@ -59,7 +59,7 @@ struct SessionSuite {
             if parts.contains("coaching") { reportCoaching(steps) }
             if parts.contains("speed") {
                 let odometry = try runSession(rendered, walk, references, recordedPoses: false)
-                reportSpeed([("recorded poses (groundtruth.txt)", steps), ("the engine's own RGB-D odometry", odometry)])
+                reportSpeed([("recorded poses (groundtruth.txt)", steps), ("the engine's own tracking", odometry)])
             }
         }
         if parts.contains("memory") { try reportMemory(rendered, walk, references) }
