@@ -25,7 +25,6 @@ public struct LocalMapOptions: Equatable, Sendable {
 /// The points of a reference keyframe and of the keyframes that share most points with it:
 /// what a frame near the reference can see, matched by projection from a predicted pose.
 struct LocalMap {
-    let reference: Int
     private(set) var positions: [SIMD3<Double>] = []
     private var descriptors: [PackedDescriptor] = []
     private var octaves: [Int] = []
@@ -34,7 +33,6 @@ struct LocalMap {
     private var distances: [Double] = []
 
     init(_ map: WorldMap, reference: Int, neighbours: Int) {
-        self.reference = reference
         var seen = Set<SIMD3<Double>>()
         let members = [reference] + map.covisible(with: reference).prefix(neighbours).map(\.keyframe)
         for index in members {
@@ -51,8 +49,6 @@ struct LocalMap {
             }
         }
     }
-
-    var count: Int { positions.count }
 
     /// Each frame feature's best point (`landmark` into `positions`), searched within `radius`
     /// (times the octave's scale) of where the point projects from `worldToCamera`.
