@@ -14,11 +14,16 @@ public final class Keyframe {
     public let features: FeatureSet
     /// World positions, metres.
     public let points: [SIMD3<Double>]
+    /// Each point's depth as this keyframe's sensor measured it, metres; 0 where it has none
+    /// (triangulated, or tracked where the depth is missing). Bundle adjustment's depth prior.
+    public let depths: [Float]
 
+    /// `depths` nil: no point has a measured depth.
     public init(id: Int, timestamp: Double, cameraToWorld: RigidTransform, intrinsics: Intrinsics, width: Int,
-                height: Int, features: FeatureSet, points: [SIMD3<Double>])
+                height: Int, features: FeatureSet, points: [SIMD3<Double>], depths: [Float]? = nil)
     {
         precondition(features.count == points.count, "one world point per feature")
+        precondition(depths.map { $0.count == points.count } ?? true, "one depth per point")
         self.id = id
         self.timestamp = timestamp
         self.cameraToWorld = cameraToWorld
@@ -27,6 +32,7 @@ public final class Keyframe {
         self.height = height
         self.features = features
         self.points = points
+        self.depths = depths ?? [Float](repeating: 0, count: points.count)
     }
 
     /// A keyframe from a gray image and its depth (metres, row-major, same size; 0 or NaN
@@ -50,11 +56,13 @@ public final class Keyframe {
         precondition(depth.count == width * height, "depth and image sizes differ")
         var kept: [Int] = []
         var points: [SIMD3<Double>] = []
+        var depths: [Float] = []
         for (i, keypoint) in detected.keypoints.enumerated() {
             guard let z = depthAt(keypoint.location, depth: depth, width: width, height: height) else {
                 if let known = tracked[i] {
                     kept.append(i)
                     points.append(known)
+                    depths.append(0)
                 }
                 continue
             }
@@ -62,6 +70,7 @@ public final class Keyframe {
                                (keypoint.location.y - intrinsics.cy) / intrinsics.fy * z, z)
             let measured = cameraToWorld.apply(camera)
             kept.append(i)
+            depths.append(Float(z))
             // A tracked point is kept where the depth confirms it (within 3 %); a match the
             // depth contradicts is another point seen at that pixel.
             if let known = tracked[i], ((known - measured) * (known - measured)).sum() <= (0.03 * z) * (0.03 * z) {
@@ -71,7 +80,16 @@ public final class Keyframe {
             }
         }
         self.init(id: id, timestamp: timestamp, cameraToWorld: cameraToWorld, intrinsics: intrinsics, width: width,
-                  height: height, features: detected.subset(kept), points: points)
+                  height: height, features: detected.subset(kept), points: points, depths: depths)
+    }
+
+    /// This keyframe moved to `cameraToWorld` with its points moved to `points` (one per
+    /// feature), keeping only the features `kept` (indices, ascending).
+    public func adjusted(cameraToWorld: RigidTransform, points: [SIMD3<Double>], keeping kept: [Int]) -> Keyframe {
+        precondition(points.count == self.points.count, "one position per point")
+        return Keyframe(id: id, timestamp: timestamp, cameraToWorld: cameraToWorld, intrinsics: intrinsics, width: width,
+                        height: height, features: kept.count == features.count ? features : features.subset(kept),
+                        points: kept.map { points[$0] }, depths: kept.map { depths[$0] })
     }
 
     public var cameraCentre: SIMD3<Double> { cameraToWorld.translationVector }

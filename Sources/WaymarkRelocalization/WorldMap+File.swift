@@ -1,9 +1,10 @@
 import WaymarkCore
 import WaymarkVision
 
-/// `.waymap` files: a SectionedFile of kind "WMAP" with a keyframe section ("KEYF") and an
-/// anchor section ("ANCH"). The place-recognition index is not stored: it is rebuilt from the
-/// keyframes, so it always matches them.
+/// `.waymap` files: a SectionedFile of kind "WMAP" with a keyframe section ("KEYF"), an anchor
+/// section ("ANCH") and the points' measured depths ("KDEP", per keyframe in order: a count
+/// and Float32 metres; a file without it has none). The place-recognition index is not
+/// stored: it is rebuilt from the keyframes, so it always matches them.
 extension WorldMap {
     public static let fileKind = "WMAP"
     public static let fileVersion: UInt32 = 1
@@ -11,7 +12,8 @@ extension WorldMap {
     /// Saves atomically: a crash mid-save leaves the previous file, never a broken one.
     public func write(to path: String) throws(WaymarkError) {
         try SectionedFile(kind: Self.fileKind, version: Self.fileVersion,
-                          sections: [("KEYF", encodedKeyframes()), ("ANCH", encodedAnchors())]).write(to: path)
+                          sections: [("KEYF", encodedKeyframes()), ("ANCH", encodedAnchors()), ("KDEP", encodedDepths())])
+            .write(to: path)
     }
 
     /// Foreign, other-version, truncated, corrupt and malformed files are errors that say which.
@@ -20,8 +22,42 @@ extension WorldMap {
         guard let keyframes = file.section("KEYF"), let anchors = file.section("ANCH") else {
             throw WaymarkError(.badData, "\(path) is malformed: it lacks its keyframe or anchor section")
         }
-        self.init(keyframes: try Self.decodeKeyframes(keyframes, name: path),
-                  anchors: try Self.decodeAnchors(anchors, name: path))
+        var decoded = try Self.decodeKeyframes(keyframes, name: path)
+        if let depths = file.section("KDEP") { decoded = try Self.decodeDepths(depths, of: decoded, name: path) }
+        self.init(keyframes: decoded, anchors: try Self.decodeAnchors(anchors, name: path))
+    }
+
+    private func encodedDepths() -> [UInt8] {
+        var out = ByteWriter()
+        for keyframe in keyframes {
+            out.append(UInt32(keyframe.depths.count))
+            for depth in keyframe.depths { out.append(depth) }
+        }
+        return out.bytes
+    }
+
+    private static func decodeDepths(_ bytes: [UInt8], of keyframes: [Keyframe], name: String) throws(WaymarkError)
+        -> [Keyframe]
+    {
+        var reader = ByteReader(bytes, name: name)
+        var withDepths: [Keyframe] = []
+        for keyframe in keyframes {
+            let count = try reader.readCount(bytesEach: 4)
+            guard count == keyframe.points.count else {
+                throw WaymarkError(.badData, "\(name) is malformed: keyframe \(keyframe.id) has \(keyframe.points.count) points but \(count) depths")
+            }
+            var depths: [Float] = []
+            depths.reserveCapacity(count)
+            for _ in 0..<count { depths.append(try reader.read(Float.self)) }
+            guard depths.allSatisfy({ $0.isFinite && $0 >= 0 }) else {
+                throw WaymarkError(.badData, "\(name) is malformed: keyframe \(keyframe.id) has a negative or non-finite depth")
+            }
+            withDepths.append(Keyframe(id: keyframe.id, timestamp: keyframe.timestamp, cameraToWorld: keyframe.cameraToWorld,
+                                       intrinsics: keyframe.intrinsics, width: keyframe.width, height: keyframe.height,
+                                       features: keyframe.features, points: keyframe.points, depths: depths))
+        }
+        guard reader.isAtEnd else { throw WaymarkError(.badData, "\(name) is malformed: its depth section has trailing bytes") }
+        return withDepths
     }
 
     private static let bytesPerFeature = 5 * 4 + 4 + FeatureSet.descriptorBytes + 3 * 8

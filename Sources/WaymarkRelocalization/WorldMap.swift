@@ -37,6 +37,17 @@ public struct WorldMap {
         keyframes.append(keyframe)
     }
 
+    /// Keyframe `index` replaced by `keyframe` (the same keyframe adjusted: its id).
+    public mutating func replace(_ index: Int, with keyframe: Keyframe) {
+        precondition(keyframes[index].id == keyframe.id, "a keyframe is replaced by itself adjusted")
+        for point in Set(keyframes[index].points) {
+            holders[point]?.removeAll { $0 == index }
+            if holders[point]?.isEmpty ?? false { holders[point] = nil }
+        }
+        for point in Set(keyframe.points) { holders[point, default: []].append(index) }
+        keyframes[index] = keyframe
+    }
+
     public func index(ofKeyframe id: Int) -> Int? { keyframes.firstIndex { $0.id == id } }
 
     /// The keyframes (indices) that hold `point`.

@@ -17,6 +17,10 @@ public struct WorldTrackingOptions: Sendable {
     public var maximumTurnRate = 100.0
     public var keyframes = KeyframePolicy()
     public var localMap = LocalMapOptions()
+    /// When set, each new keyframe's points are adjusted with its neighbourhood's. Off by
+    /// default: it took the walk-through's ATE from 0.034 to 0.014 cm but the session from 45 to
+    /// 28 frames/s (Benchmarks/RESULTS.md, 2026-12-05, local adjustment).
+    public var localAdjustment: LocalAdjustmentOptions?
     public var relocalization = RelocalizationOptions()
     /// A keyframe needs this many features with depth.
     public var minimumKeyframePoints = 50
@@ -379,7 +383,7 @@ public final class WorldTracker {
                                   cameraToWorld: nil, poseSource: nil, trackedPoints: 0, events: events, relocalization: nil,
                                   featureCount: features.count)
         }
-        let pose = located.cameraToWorld
+        var pose = located.cameraToWorld
         let previousFailures = if case .tracking(_, _, let failures) = state { failures } else { 0 }
         let failures = located.odometryFailed ? previousFailures + 1 : 0
         if failures >= options.lostAfterFailures {
@@ -401,7 +405,7 @@ public final class WorldTracker {
         let share = followReference(located.tracked)
         let keyframes = map.keyframes.count
         if quality == .normal, let depth = frame.depth, share < options.keyframes.trackedShare {
-            addKeyframe(frame, features: features, depth: depth, pose: pose, tracked: located.tracked, events: &events)
+            pose = addKeyframe(frame, features: features, depth: depth, pose: pose, tracked: located.tracked, events: &events)
         }
         if let prepared = located.prepared {
             if map.keyframes.count > keyframes { dense?.anchor(at: prepared, pose: pose) }
@@ -431,20 +435,29 @@ public final class WorldTracker {
         return Double(best.value) / Double(max(1, map.keyframes[best.key].points.count))
     }
 
+    /// Adds the frame as a keyframe when it has enough points, and adjusts it with its
+    /// neighbourhood; returns the frame's pose, adjusted with it.
     private func addKeyframe(_ frame: TrackingFrame, features: FeatureSet, depth: [Float], pose: RigidTransform,
-                             tracked: [(feature: Int, point: SIMD3<Double>)], events: inout [TrackingEvent])
+                             tracked: [(feature: Int, point: SIMD3<Double>)], events: inout [TrackingEvent]) -> RigidTransform
     {
         let known = Dictionary(tracked.map { ($0.feature, $0.point) }, uniquingKeysWith: { first, _ in first })
         let keyframe = Keyframe(id: map.nextKeyframeID, timestamp: frame.timestamp, features: features,
                                 width: frame.gray.width, height: frame.gray.height, depth: depth, cameraToWorld: pose,
                                 intrinsics: intrinsics, tracked: known)
-        guard keyframe.points.count >= options.minimumKeyframePoints else { return }
+        guard keyframe.points.count >= options.minimumKeyframePoints else { return pose }
         map.add(keyframe)
+        let index = map.keyframes.count - 1
+        if let adjustment = options.localAdjustment {
+            // The solver refuses only a malformed problem, which the map's checks rule out; the
+            // keyframes then stay where tracking put them.
+            _ = try? map.adjustLocally(around: index, options: adjustment)
+        }
         relocalizer = nil
         lastKeyframeTime = frame.timestamp
         events.append(.keyframeAdded(keyframe.id))
         // The new keyframe holds what the next frames see best; its neighbours come with it.
         reference = nil
-        setReference(map.keyframes.count - 1)
+        setReference(index)
+        return map.keyframes[index].cameraToWorld
     }
 }

@@ -22,7 +22,8 @@ import WaymarkVision
         let pose = RigidTransform(rotation: [0, -1, 0, 1, 0, 0, 0, 0, 1], translation: [0.5, 1.25, -3])
         let keyframe = Keyframe(id: 4, timestamp: 12.5, cameraToWorld: pose,
                                 intrinsics: Intrinsics(fx: 525, fy: 526, cx: 320, cy: 240), width: 640, height: 480,
-                                features: FeatureSet(keypoints: keypoints, descriptors: descriptors), points: points)
+                                features: FeatureSet(keypoints: keypoints, descriptors: descriptors), points: points,
+                                depths: points.indices.map { $0 % 3 == 0 ? 0 : 1.5 + Float($0) / 64 })
         let anchors = [
             WorldAnchor(id: 1, kind: .plane, name: "floor", transform: pose, extent: SIMD2(2.5, 1.75)),
             WorldAnchor(id: 9, kind: .named, name: "lamp ✦", transform: pose.inverse),
@@ -41,6 +42,7 @@ import WaymarkVision
         #expect(b.id == a.id && b.timestamp == a.timestamp && b.cameraToWorld == a.cameraToWorld)
         #expect(b.intrinsics == a.intrinsics && b.width == a.width && b.height == a.height)
         #expect(b.points == a.points)
+        #expect(b.depths == a.depths)
         #expect(b.features.descriptors == a.features.descriptors)
         // Keypoints are stored as 32-bit floats: exact for these values.
         #expect(b.features.keypoints == a.features.keypoints)
@@ -65,6 +67,29 @@ import WaymarkVision
             #expect { try WorldMap(contentsOf: path) } throws: {
                 ($0 as? WaymarkError)?.kind == .badData && "\($0)".contains(message)
             }
+        }
+    }
+
+    /// Files saved before the depth section existed load, with no depths; a depth section that
+    /// does not fit its keyframes is refused.
+    @Test func theDepthSectionIsOptionalButMustFit() throws {
+        let scratch = try Scratch()
+        let path = scratch.path("m.waymap")
+        try Self.smallMap().write(to: path)
+        let file = try SectionedFile(contentsOf: path, kind: WorldMap.fileKind, version: WorldMap.fileVersion)
+        let older = SectionedFile(kind: file.kind, version: file.version, sections: file.sections.filter { $0.tag != "KDEP" })
+        try older.write(to: scratch.path("older.waymap"))
+        let loaded = try WorldMap(contentsOf: scratch.path("older.waymap"))
+        #expect(loaded.keyframes[0].points == Self.smallMap().keyframes[0].points)
+        #expect(loaded.keyframes[0].depths.allSatisfy { $0 == 0 })
+        var short = ByteWriter()
+        short.append(UInt32(39))
+        for _ in 0..<39 { short.append(Float(1)) }
+        let misfit = SectionedFile(kind: file.kind, version: file.version,
+                                   sections: file.sections.filter { $0.tag != "KDEP" } + [("KDEP", short.bytes)])
+        try misfit.write(to: scratch.path("misfit.waymap"))
+        #expect { try WorldMap(contentsOf: scratch.path("misfit.waymap")) } throws: {
+            ($0 as? WaymarkError)?.kind == .badData && "\($0)".contains("keyframe 4 has 40 points but 39 depths")
         }
     }
 

@@ -22,6 +22,8 @@ struct TrackingSuite {
         var folder: String
         var intrinsics: Intrinsics
         var depthScale: Double
+        /// Development (tuned on: the synthetic sequences) or validation (only measured: TUM).
+        var split: String
     }
 
     /// One tracker's run over a sequence.
@@ -49,7 +51,10 @@ struct TrackingSuite {
               + "RMSE of the translation error over 1 s, frames with a pose. Ours is `WorldTracker.track` (ORB features "
               + "matched by projection against the map's points around the reference keyframe and a motion-only bundle "
               + "adjustment with depth, then RGB-D odometry from the anchor keyframe to the frame at half size, started from "
-              + "that pose; the odometry alone where too few points track), one thread, its features included; the "
+              + "that pose; the odometry alone where too few points track), one thread, its features included, next to "
+              + "itself with the opt-in local adjustment (each new keyframe's neighbourhood of points, with Ceres) and "
+              + "with keyframes moved by it too. Development sequences are the "
+              + "ones its settings were chosen on; validation is only measured. The "
               + "baseline is `cv2.rgbd.RgbdICPOdometry` chained "
               + "at full size, one thread, its call alone timed.\n")
         var sequences: [Sequence] = []
@@ -69,29 +74,27 @@ struct TrackingSuite {
             let k = Self.fr1
             sequences.append(Sequence(name: "TUM fr1/xyz excerpt", folder: folder,
                                       intrinsics: Intrinsics(fx: k.fx, fy: k.fy, cx: k.cx + 0.5, cy: k.cy + 0.5),
-                                      depthScale: WalkthroughWriter.depthScale))
+                                      depthScale: WalkthroughWriter.depthScale, split: "validation"))
         }
-        let sources = try sequences.map { sequence throws(WaymarkError) in
-            var options = FrameSourceOptions()
-            options.intrinsics = sequence.intrinsics
-            options.decodesColor = false
-            return try RGBDRecordingSource(path: sequence.folder, options: options)
-        }
+        let sources = try sequences.map(open)
         let reply = try baseline.map { try $0.run(task: task(sequences, sources), as: Reply.self) }
         if let reply { print("Baseline: OpenCV \(reply.opencv) (Debian's python3-opencv).\n") }
-        print("| sequence | frames | tracker | ATE RMSE cm | RPE cm/s | frames with a pose | tracked by map / odometry | keyframes | ms per frame, median |")
-        print("|---|---|---|---|---|---|---|---|---|")
+        print("| sequence | split | frames | tracker | ATE RMSE cm | RPE cm/s | frames with a pose | tracked by map / odometry | keyframes | ms per frame, median | p90 |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
         for (sequence, source) in zip(sequences, sources) {
             let truth = source.frames.map(\.cameraToWorld)
             let times = source.frames.map(\.timestamp)
-            var runs = [("Waymark", try ours(source, sequence))]
+            var runs: [(String, Run)] = []
+            for (tracker, options) in Self.variants {
+                runs.append((tracker, try ours(try open(sequence), sequence, options: options)))
+            }
             if let track = reply?.sequences[sequence.name] { runs.append(("OpenCV odometry chained", theirs(track))) }
             for (tracker, run) in runs {
                 let (ate, rpe) = try errors(run.poses, truth: truth, times: times)
                 let posed = run.poses.compactMap { $0 }.count
                 let sources = run.keyframes == nil ? "" : "\(run.sources[.localMap, default: 0]) / \(run.sources[.odometry, default: 0])"
-                print("| \(sequence.name) | \(truth.count) | \(tracker) | \(format(ate * 100, 3)) | \(format(rpe * 100, 3)) | "
-                      + "\(posed)/\(truth.count) | \(sources) | \(run.keyframes.map(String.init) ?? "") | \(format(Summary(run.ms).median, 1)) |")
+                print("| \(sequence.name) | \(sequence.split) | \(truth.count) | \(tracker) | \(format(ate * 100, 3)) | \(format(rpe * 100, 3)) | "
+                      + "\(posed)/\(truth.count) | \(sources) | \(run.keyframes.map(String.init) ?? "") | \(format(Summary(run.ms).median, 1)) | \(format(Summary(run.ms).p90, 1)) |")
                 let name = "tracking.\(Figures.slug(sequence.name)).\(Figures.slug(tracker))"
                 figures.record("\(name).ate_cm", ate * 100)
                 figures.record("\(name).rpe_cm_per_s", rpe * 100)
@@ -100,15 +103,36 @@ struct TrackingSuite {
         print()
     }
 
+    private func open(_ sequence: Sequence) throws(WaymarkError) -> RGBDRecordingSource {
+        var options = FrameSourceOptions()
+        options.intrinsics = sequence.intrinsics
+        options.decodesColor = false
+        return try RGBDRecordingSource(path: sequence.folder, options: options)
+    }
+
     /// Renders `walk` in the TUM layout under the scratch folder.
     private func write(_ walk: Walkthrough, name: String) throws -> Sequence {
         let folder = scratch.appendingPathComponent(Figures.slug(name))
         try WalkthroughWriter.write(walk, to: folder)
-        return Sequence(name: name, folder: folder.path, intrinsics: walk.intrinsics, depthScale: WalkthroughWriter.depthScale)
+        return Sequence(name: name, folder: folder.path, intrinsics: walk.intrinsics, depthScale: WalkthroughWriter.depthScale,
+                        split: "development")
     }
 
-    private func ours(_ source: RGBDRecordingSource, _ sequence: Sequence) throws -> Run {
-        let tracker = WorldTracker(intrinsics: sequence.intrinsics)
+    /// Ours as it is, and with the local bundle adjustment of each new keyframe's points (opt-in),
+    /// or of its points and keyframes: what the adjustment gives, in the same run.
+    static let variants: [(String, WorldTrackingOptions)] = [
+        ("Waymark", WorldTrackingOptions()),
+        ("Waymark, local adjustment", { var o = WorldTrackingOptions(); o.localAdjustment = LocalAdjustmentOptions(); return o }()),
+        ("Waymark, local adjustment moving keyframes", {
+            var o = WorldTrackingOptions()
+            o.localAdjustment = LocalAdjustmentOptions()
+            o.localAdjustment?.movesKeyframes = true
+            return o
+        }()),
+    ]
+
+    private func ours(_ source: RGBDRecordingSource, _ sequence: Sequence, options: WorldTrackingOptions) throws -> Run {
+        let tracker = WorldTracker(intrinsics: sequence.intrinsics, options: options)
         var run = Run(poses: [], ms: [])
         while let frame = try source.next() {
             guard let gray = frame.gray, let depth = frame.depth else {
