@@ -19,7 +19,7 @@ public struct WorldTrackingOptions: Sendable {
     public var localMap = LocalMapOptions()
     /// When set, each new keyframe's points are adjusted with its neighbourhood's. Off by
     /// default: it took the walk-through's ATE from 0.034 to 0.014 cm but the session from 45 to
-    /// 28 frames/s (Benchmarks/RESULTS.md, 2026-12-05, local adjustment).
+    /// 18 frames/s (Benchmarks/RESULTS.md, 2026-12-05, local adjustment).
     public var localAdjustment: LocalAdjustmentOptions?
     public var relocalization = RelocalizationOptions()
     /// A keyframe needs this many features with depth.
