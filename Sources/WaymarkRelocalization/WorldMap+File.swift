@@ -22,9 +22,9 @@ extension WorldMap {
         guard let keyframes = file.section("KEYF"), let anchors = file.section("ANCH") else {
             throw WaymarkError(.badData, "\(path) is malformed: it lacks its keyframe or anchor section")
         }
-        var decoded = try Self.decodeKeyframes(keyframes, name: path)
-        if let depths = file.section("KDEP") { decoded = try Self.decodeDepths(depths, of: decoded, name: path) }
-        self.init(keyframes: decoded, anchors: try Self.decodeAnchors(anchors, name: path))
+        let depths = try file.section("KDEP").map { bytes throws(WaymarkError) in try Self.decodeDepths(bytes, name: path) }
+        self.init(keyframes: try Self.decodeKeyframes(keyframes, depths: depths, name: path),
+                  anchors: try Self.decodeAnchors(anchors, name: path))
     }
 
     private func encodedDepths() -> [UInt8] {
@@ -36,28 +36,21 @@ extension WorldMap {
         return out.bytes
     }
 
-    private static func decodeDepths(_ bytes: [UInt8], of keyframes: [Keyframe], name: String) throws(WaymarkError)
-        -> [Keyframe]
-    {
+    /// Each keyframe's depths, in file order; `decodeKeyframes` checks they fit.
+    private static func decodeDepths(_ bytes: [UInt8], name: String) throws(WaymarkError) -> [[Float]] {
         var reader = ByteReader(bytes, name: name)
-        var withDepths: [Keyframe] = []
-        for keyframe in keyframes {
+        var all: [[Float]] = []
+        while !reader.isAtEnd {
             let count = try reader.readCount(bytesEach: 4)
-            guard count == keyframe.points.count else {
-                throw WaymarkError(.badData, "\(name) is malformed: keyframe \(keyframe.id) has \(keyframe.points.count) points but \(count) depths")
-            }
             var depths: [Float] = []
             depths.reserveCapacity(count)
             for _ in 0..<count { depths.append(try reader.read(Float.self)) }
             guard depths.allSatisfy({ $0.isFinite && $0 >= 0 }) else {
-                throw WaymarkError(.badData, "\(name) is malformed: keyframe \(keyframe.id) has a negative or non-finite depth")
+                throw WaymarkError(.badData, "\(name) is malformed: keyframe \(all.count + 1) has a negative or non-finite depth")
             }
-            withDepths.append(Keyframe(id: keyframe.id, timestamp: keyframe.timestamp, cameraToWorld: keyframe.cameraToWorld,
-                                       intrinsics: keyframe.intrinsics, width: keyframe.width, height: keyframe.height,
-                                       features: keyframe.features, points: keyframe.points, depths: depths))
+            all.append(depths)
         }
-        guard reader.isAtEnd else { throw WaymarkError(.badData, "\(name) is malformed: its depth section has trailing bytes") }
-        return withDepths
+        return all
     }
 
     private static let bytesPerFeature = 5 * 4 + 4 + FeatureSet.descriptorBytes + 3 * 8
@@ -89,9 +82,15 @@ extension WorldMap {
         return out.bytes
     }
 
-    private static func decodeKeyframes(_ bytes: [UInt8], name: String) throws(WaymarkError) -> [Keyframe] {
+    /// `depths`: the depth section's, one array per keyframe, or nil without one.
+    private static func decodeKeyframes(_ bytes: [UInt8], depths: [[Float]]?, name: String) throws(WaymarkError)
+        -> [Keyframe]
+    {
         var reader = ByteReader(bytes, name: name)
         let count = try reader.readCount(bytesEach: 8 + 8 + 12 * 8 + 4 * 8 + 12)
+        if let depths, depths.count != count {
+            throw WaymarkError(.badData, "\(name) is malformed: it has \(count) keyframes but depths for \(depths.count)")
+        }
         var keyframes: [Keyframe] = []
         var ids = Set<Int>()
         for _ in 0..<count {
@@ -120,9 +119,13 @@ extension WorldMap {
             }
             guard points.allSatisfy({ $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }), intrinsics.fx > 0, intrinsics.fy > 0
             else { throw WaymarkError(.badData, "\(name) is malformed: keyframe \(id) has non-finite points or intrinsics") }
+            let measured = depths?[keyframes.count]
+            if let measured, measured.count != n {
+                throw WaymarkError(.badData, "\(name) is malformed: keyframe \(id) has \(n) points but \(measured.count) depths")
+            }
             keyframes.append(Keyframe(
                 id: id, timestamp: timestamp, cameraToWorld: pose, intrinsics: intrinsics, width: width, height: height,
-                features: FeatureSet(keypoints: keypoints, descriptors: descriptors), points: points))
+                features: FeatureSet(keypoints: keypoints, descriptors: descriptors), points: points, depths: measured))
         }
         guard reader.isAtEnd else { throw WaymarkError(.badData, "\(name) is malformed: its keyframe section has trailing bytes") }
         return keyframes

@@ -49,24 +49,24 @@ extension WorldMap {
     public mutating func adjustLocally(around index: Int, options: LocalAdjustmentOptions = LocalAdjustmentOptions())
         throws(WaymarkError) -> LocalAdjustment?
     {
-        let moving = [index] + covisible(with: index).prefix(options.neighbours).map(\.keyframe)
-        let movingSet = Set(moving)
+        let window = [index] + covisible(with: index).prefix(options.neighbours).map(\.keyframe)
+        let windowSet = Set(window)
         var pointIndex: [SIMD3<Double>: Int] = [:]
         var positions: [SIMD3<Double>] = []
         var held = Set<Int>()
-        for k in moving {
+        for k in window {
             for point in keyframes[k].points where pointIndex[point] == nil {
                 let seenBy = holders(of: point)
                 guard seenBy.count >= 2 else { continue }
                 pointIndex[point] = positions.count
                 positions.append(point)
-                held.formUnion(seenBy.filter { !movingSet.contains($0) })
+                held.formUnion(seenBy.filter { !windowSet.contains($0) })
             }
         }
         guard !positions.isEmpty else { return nil }
-        let members = moving + held.sorted()
-        var fixed = members.map { !options.movesKeyframes || !movingSet.contains($0) }
-        if held.isEmpty, options.movesKeyframes, let oldest = moving.indices.min(by: { keyframes[moving[$0]].id < keyframes[moving[$1]].id }) {
+        let members = window + held.sorted()
+        var fixed = members.map { !options.movesKeyframes || !windowSet.contains($0) }
+        if held.isEmpty, options.movesKeyframes, let oldest = window.indices.min(by: { keyframes[window[$0]].id < keyframes[window[$1]].id }) {
             // Nothing else ties the window to the world: its oldest keyframe does.
             fixed[oldest] = true
         }

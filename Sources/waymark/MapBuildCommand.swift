@@ -9,8 +9,9 @@ enum MapBuildCommand: Command {
                                  [--depth-scale S] [--fps N] [--quiet]
 
         Builds a world map from an RGB-D SEQUENCE (TUM layout or plain folder, with colour): a
-        keyframe wherever the camera is 15 cm or 15° from every earlier keyframe, holding its
-        features and their 3D positions from depth, in the world of the poses. The poses come
+        keyframe wherever a frame tracks less than half of the points of the keyframe it shares
+        most with, holding its features and their 3D positions from depth, in the world of the
+        poses. The poses come
         from FILE (TUM format, camera-to-world; frames and poses paired within 20 ms, closest
         first, each used once, as TUM's associate.py pairs them), else the
         sequence's groundtruth.txt, else the engine's own tracking (world = first camera).
