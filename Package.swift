@@ -42,7 +42,11 @@ let package = Package(
             ],
             swiftSettings: strict),
         // The built-in sample (`waymark demo`): a synthetic RGB-D walk-through with exact truth.
-        .target(name: "WaymarkSamples", dependencies: ["Waymark"], swiftSettings: strict),
+        // Optimized in debug builds too: the tests render the walk-through frame by frame, and
+        // unoptimized rendering was 90 % of a tracking test's time.
+        .target(
+            name: "WaymarkSamples", dependencies: ["Waymark"],
+            swiftSettings: strict + [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // The commands' JSON Lines as Codable types, one versioned schema per command (docs/OUTPUT.md).
         .target(name: "WaymarkRecords", dependencies: ["Waymark"], swiftSettings: strict),
         .executableTarget(

@@ -10,7 +10,8 @@ extension SessionConfiguration {
     /// The engine's choices for what `source` carries: without depth, no surfaces and no
     /// relocalization (both need it); depth without colour is tracked by ICP alone; without
     /// recorded poses the world is the first camera's (the engine's odometry), whose +y stands
-    /// in for gravity until the caller says otherwise.
+    /// in for gravity until the caller says otherwise; a source recorded at a low rate is not
+    /// interrupted by its own frame interval.
     public mutating func adapt(to source: FrameSourceInfo) {
         if !source.hasDepth {
             surfaces = []
@@ -18,6 +19,7 @@ extension SessionConfiguration {
         }
         if source.hasDepth, !source.hasColor { tracking.odometry.method = .icp }
         if source.recordedPoses == nil { planeMap.down = SIMD3(0, 1, 0) }
+        tracking.expectFrames(every: 1 / source.framesPerSecond)
     }
 }
 

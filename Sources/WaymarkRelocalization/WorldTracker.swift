@@ -3,7 +3,7 @@ import WaymarkCore
 import WaymarkVision
 
 public struct WorldTrackingOptions: Sendable {
-    /// A jump forward in time beyond this, seconds, is an interruption.
+    /// A jump forward in time beyond this, seconds, is an interruption (see `expectFrames(every:)`).
     public var gap = 0.5
     /// Relocalization is given up (and the world reset) after this long, seconds of stream time;
     /// nil tries for ever.
@@ -40,6 +40,13 @@ public struct WorldTrackingOptions: Sendable {
     public var denseAgreementDepthShare = 0.05
 
     public init() {}
+
+    /// A stream recorded at a low rate (a robot's 1 Hz log) is not interrupted by its own frame
+    /// interval: the gap becomes at least three intervals.
+    public mutating func expectFrames(every interval: Double) {
+        guard interval.isFinite, interval > 0 else { return }
+        gap = max(gap, 3 * interval)
+    }
 }
 
 /// One frame for the tracker.

@@ -16,8 +16,9 @@ enum MapBuildCommand: Command {
         first, each used once, as TUM's associate.py pairs them), else the
         sequence's groundtruth.txt, else the engine's own tracking (world = first camera).
         Surfaces found in the depth are stored as plane anchors. The file is written atomically,
-        at the end and whenever the sequence is interrupted (a time jump over 0.5 s), after which
-        the camera is relocalized in the map before it grows again.
+        at the end and whenever the sequence is interrupted (a time jump over 0.5 s, or over
+        three frame intervals when that is longer), after which the camera is relocalized in
+        the map before it grows again.
         A frame that cannot be read is left out and the map built from the others; the exit code
         then says so. Prints one JSON line (schema "waymark.map-build/1", see docs/OUTPUT.md):
         {"schema", "map", "keyframes", "points", "anchors", "frames", "framesUsed",

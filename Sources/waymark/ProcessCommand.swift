@@ -31,10 +31,10 @@ enum ProcessCommand: Command {
         with the "anchor" it joined) and "planeEvents" (added, updated, merged, removed world
         anchors) in the world of groundtruth.txt's poses, or, without it, of the engine's own
         RGB-D odometry (world = the first camera); the summary lists the final anchors.
-        Each frame also reports its tracking state and mapping status. A time jump over 0.5 s,
-        dropped frames or lost tracking is an interruption: no pose and every anchor hidden
-        until the camera is relocalized in the map, then poses in the original world and the
-        anchors restored where they were.
+        Each frame also reports its tracking state and mapping status. A time jump over 0.5 s
+        (or three frame intervals, whichever is longer), dropped frames or lost tracking is an
+        interruption: no pose and every anchor hidden until the camera is relocalized in the
+        map, then poses in the original world and the anchors restored where they were.
 
         Options:
           --references PATH   a manifest (.json) or a folder of images

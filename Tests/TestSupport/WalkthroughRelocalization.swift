@@ -60,3 +60,21 @@ extension Walkthrough {
         return map
     }
 }
+
+extension Walkthrough {
+    /// A map built by the tracker from the odd frames (1, 3, …) with their true poses as the
+    /// recorded source, as `waymark map build` builds one from a ground-truth sequence; the
+    /// even frames are then the views it has not seen.
+    public func mapOfOddFrames(options: WorldTrackingOptions = WorldTrackingOptions()) -> WorldMap {
+        var options = options
+        options.expectFrames(every: 2 / framesPerSecond)
+        let tracker = WorldTracker(intrinsics: intrinsics, options: options)
+        for frame in frames where frame.index % 2 == 1 {
+            let (gray, depth) = gray(frame)
+            _ = tracker.track(TrackingFrame(timestamp: frame.timestamp, gray: gray, depth: depth, recordedPose: frame.cameraToWorld))
+        }
+        return tracker.map
+    }
+
+    public var evenFrames: [Frame] { frames.filter { $0.index % 2 == 0 } }
+}

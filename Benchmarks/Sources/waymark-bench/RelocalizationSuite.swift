@@ -12,7 +12,7 @@ struct RelocalizationSuite {
     var scratch: URL
     var parts: Set<String>
     var figures: Figures
-    static let allParts: Set<String> = ["walkthrough", "strecha", "unknown", "timing", "drift", "tum"]
+    static let allParts: Set<String> = ["walkthrough", "odd-even", "strecha", "unknown", "timing", "drift", "tum"]
     /// Within this of the truth a relocalization is right; outside it, it is wrong.
     static let tolerance = (metres: 0.05, degrees: 5.0)
     /// "Back near its pre-interruption viewpoint": within this of a keyframe's camera.
@@ -58,6 +58,7 @@ struct RelocalizationSuite {
         print("Right: within \(format(Self.tolerance.metres * 100, 0)) cm and \(format(Self.tolerance.degrees, 0))° of the truth; "
               + "wrong: accepted but outside that. One thread; times are per attempt (features, retrieval, matching, PnP, "
               + "verification), the frame already decoded.\n")
+        if parts.contains("odd-even") { try oddEven() }
         if !parts.isDisjoint(with: ["walkthrough", "timing", "unknown", "drift"]) {
             guard let folder = Walkthrough.installedPosterFolder() else { throw BenchError("the walk-through needs opencv-doc") }
             let walk = try Walkthrough(posterFolder: folder, width: 640, height: 480, framesPerSecond: 30)
@@ -196,6 +197,53 @@ struct RelocalizationSuite {
         guard !refused.isEmpty else { return "" }
         let reasons = Dictionary(grouping: refused, by: \.reason).map { "\($0.key) \($0.value.count)" }
         return " (refused: \(reasons.sorted().joined(separator: ", ")))"
+    }
+
+    // MARK: Maps from the odd frames, the even frames relocalized
+
+    /// Each sequence's odd frames build a map as `waymark map build` does from ground truth
+    /// (the tracker, true poses as the recorded source); every even frame then relocalizes in
+    /// it on its own. The table top at the issue's density (2 fps: odd frames 1 s and 18° apart
+    /// around the table) and denser; the room the same way.
+    func oddEven() throws {
+        guard let posters = Walkthrough.installedPosterFolder() else { throw BenchError("the walk-through needs opencv-doc") }
+        print("### Maps from the odd frames, the even frames relocalized (640×480, rendered depth)\n")
+        print("The map: the tracker over the odd frames with their true poses as the recorded source (as `waymark map build` "
+              + "with a ground truth), keyframes where a frame tracks under half its reference keyframe's points. Each even frame "
+              + "then relocalizes on its own. Table-top: the camera circles the table once in 20 s at 0.3–0.6 m; room: the "
+              + "walk-through's scan.\n")
+        print("| sequence | scale | odd / even frames | keyframes | right | wrong | median error cm / ° | ms per attempt, median | p90 |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        var all: [String: [Attempt]] = [:]
+        for (scale, script) in [("table-top", Walkthrough.Script.tableTop), ("room", .standard)] {
+            for fps in [2.0, 10] {
+                var walk = try Walkthrough(posterFolder: posters, width: 640, height: 480, framesPerSecond: fps, script: script)
+                if script == .standard { walk = walk.along(walk.frames.prefix { $0.segment == .scan }.map(\.cameraToWorld)) }
+                let map = walk.mapOfOddFrames()
+                let relocalizer = Relocalizer(map: map)
+                let attempts = walk.evenFrames.map { frame in
+                    let (gray, depth) = walk.gray(frame)
+                    let (result, ms) = milliseconds { relocalizer.relocalize(gray: gray, depth: depth, intrinsics: walk.intrinsics) }
+                    return Attempt(accepted: result.isRelocalized, reason: result.reason.rawValue, inliers: result.inliers, ms: ms,
+                                   error: result.cameraToWorld.map { $0.difference(to: frame.cameraToWorld) })
+                }
+                all[scale, default: []] += attempts
+                let errors = attempts.compactMap(\.error)
+                let median = errors.isEmpty ? "–"
+                    : "\(format(Summary(errors.map { $0.translation * 100 }).median, 2)) / \(format(Summary(errors.map(\.rotationDegrees)).median, 2))"
+                let times = Summary(attempts.map(\.ms))
+                print("| \(script == .standard ? "walk-through scan" : "table-top"), \(format(fps, 0)) fps | \(scale) "
+                      + "| \(walk.frames.count - attempts.count) / \(attempts.count) | \(map.keyframes.count) "
+                      + "| \(attempts.filter(\.isRight).count)/\(attempts.count) | \(attempts.filter(\.isWrong).count) | \(median) "
+                      + "| \(format(times.median, 1))" + refusals(attempts) + " | \(format(times.p90, 1)) |")
+            }
+        }
+        print()
+        for (scale, attempts) in all {
+            figures.record("relocalization.odd_even.\(Figures.slug(scale)).right_share",
+                           Double(attempts.filter(\.isRight).count) / Double(max(1, attempts.count)))
+            figures.record("relocalization.odd_even.\(Figures.slug(scale)).wrong", Double(attempts.filter(\.isWrong).count))
+        }
     }
 
     // MARK: A 200-keyframe map
