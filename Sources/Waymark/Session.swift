@@ -252,7 +252,7 @@ public final class Session {
                 registry.removeAll()
                 sharpestSeen = [:]
                 coach.reset()
-            case .relocalizationCancelled, .keyframeAdded:
+            case .relocalizationCancelled, .keyframeAdded, .keyframeRemoved:
                 break
             }
         }

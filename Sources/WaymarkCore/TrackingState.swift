@@ -63,4 +63,6 @@ public enum TrackingEvent: Equatable, Sendable {
     /// A new world: the map and its anchors are gone.
     case reset
     case keyframeAdded(Int)
+    /// A keyframe culled: other keyframes hold nearly all its points.
+    case keyframeRemoved(Int)
 }

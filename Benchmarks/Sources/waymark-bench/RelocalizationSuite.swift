@@ -209,7 +209,7 @@ struct RelocalizationSuite {
         guard let posters = Walkthrough.installedPosterFolder() else { throw BenchError("the walk-through needs opencv-doc") }
         print("### Maps from the odd frames, the even frames relocalized (640×480, rendered depth)\n")
         print("The map: the tracker over the odd frames with their true poses as the recorded source (as `waymark map build` "
-              + "with a ground truth), keyframes where a frame tracks under half its reference keyframe's points. Each even frame "
+              + "with a ground truth), keyframes where a frame tracks under 75 % of its reference keyframe's trackable points, redundant ones culled. Each even frame "
               + "then relocalizes on its own. Table-top: the camera circles the table once in 20 s at 0.3–0.6 m; room: the "
               + "walk-through's scan.\n")
         print("| sequence | scale | odd / even frames | keyframes | right | wrong | median error cm / ° | ms per attempt, median | p90 |")
