@@ -108,26 +108,27 @@ public final class Session {
         let gray = frame.image.gray()
         let trackingFrame = TrackingFrame(timestamp: frame.timestamp, gray: gray, depth: frame.depth?.metres,
                                           recordedPose: frame.recordedPose)
-        // Two steps on two threads. First the frame's features beside its signals and its
-        // surfaces (seen from the pose tracking expects). Then image detection with those
-        // features, beside tracking and anchoring. What keeps the two sides apart (the closures
-        // share `self`, which the compiler cannot split, so this is checked by a
-        // ThreadSanitizer run of the session tests, `make tsan`): the first side touches only
-        // the image tracker and reads immutable options; the second alone touches the tracker,
-        // the frame meter, the anchor registry, the plane detector, the coach and the counters.
-        // Both only read the frame, which neither changes.
+        // Two steps on two threads. First the frame's features beside its signals, its surfaces
+        // (seen from the pose tracking expects) and its dense alignment from that pose. Then
+        // image detection with those features, beside tracking and anchoring. What keeps the two
+        // sides apart (the closures share `self`, which the compiler cannot split, so this is
+        // checked by a ThreadSanitizer run of the session tests, `make tsan`): the first side
+        // touches only the image tracker and reads immutable options; the second alone touches
+        // the tracker, the frame meter, the anchor registry, the plane detector, the coach and
+        // the counters. Both only read the frame, which neither changes.
         let expected = tracker?.expectedPose(for: trackingFrame)
         let (features, beside) = runConcurrently(
             { self.sharedFeatures(gray) },
-            { () -> (measured: FrameMeasurement, surfaces: DetectedSurfaces?) in
-                (self.meter.measure(gray), self.tracker == nil ? nil : self.detectSurfaces(frame, seenFrom: expected))
+            { () -> (measured: FrameMeasurement, surfaces: DetectedSurfaces?, prealigned: Prealignment?) in
+                (self.meter.measure(gray), self.tracker == nil ? nil : self.detectSurfaces(frame, seenFrom: expected),
+                 self.tracker?.prealign(trackingFrame))
             })
         let measured = beside.measured
         let (detections, tracked) = runConcurrently(
             { self.imageTracker?.process(gray, features: features.forImages, intrinsics: self.input.intrinsics) ?? [] },
             { () -> (update: TrackingUpdate?, anchorEvents: [AnchorEvent], surfaces: Surfaces) in
                 // Both are there whenever the tracker is.
-                let update = self.tracker?.track(trackingFrame, features: features.forTracking!)
+                let update = self.tracker?.track(trackingFrame, features: features.forTracking!, prealigned: beside.prealigned)
                 // Anchors are hidden, restored or removed as they were before this frame's surfaces join them.
                 let events = update.map { self.handle($0.events) } ?? []
                 return (update, events, self.anchorSurfaces(beside.surfaces, frame: frame, cameraToWorld: update?.cameraToWorld))
