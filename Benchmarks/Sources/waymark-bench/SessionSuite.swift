@@ -227,35 +227,41 @@ struct SessionSuite {
     // MARK: Memory
 
     /// Ten minutes of stream: the walk-through looped at 10 fps (every third frame), time
-    /// running on, each loop after a 2 s gap (an interruption and a relocalization).
+    /// running on, each loop after a 2 s gap (an interruption and a relocalization); with
+    /// recorded poses and with the engine's own tracking, whose map grows from what it sees.
     private func reportMemory(_ frames: [Rendered], _ walk: Walkthrough, _ references: [ReferenceImage]) throws {
-        let session = try Session(configuration: configuration(references), input: SessionInput(
-            width: walk.width, height: walk.height, hasDepth: true, hasRecordedPoses: true, intrinsics: walk.intrinsics))
         let loop = stride(from: 0, to: frames.count, by: 3).map { frames[$0] }
         let loopSeconds = frames.last!.frame.timestamp + 2
-        var samples: [(minutes: Double, megabytes: Double, keyframes: Int, anchors: Int)] = []
-        var offset = 0.0
-        var processed = 0
-        while offset < 600 {
-            for f in loop {
-                _ = session.process(SessionFrame(timestamp: offset + f.frame.timestamp, image: f.image, depth: f.depth,
-                                                 recordedPose: f.frame.cameraToWorld))
-                processed += 1
-            }
-            offset += loopSeconds
-            samples.append((offset / 60, residentMegabytes(), session.keyframeCount, session.anchors.count))
-        }
         print("### Memory over a 10-minute input\n")
-        print("The walk-through looped \(samples.count) times at 10 fps (\(processed) frames, \(format(offset / 60, 1)) minutes of "
-              + "stream), each loop after a 2 s gap. Resident memory of the whole process (the rendered frames, "
-              + "\(format(Double(frames.count) * 2.1, 0)) MB, are in it from the start) after each loop:\n")
-        print("| after (min) | resident MB | keyframes | anchors |")
-        print("|---|---|---|---|")
-        for s in samples { print("| \(format(s.minutes, 1)) | \(format(s.megabytes, 0)) | \(s.keyframes) | \(s.anchors) |") }
-        let half = samples.count / 2
-        figures.record("session.memory.second_half_growth_mb", samples.last!.megabytes - samples[half - 1].megabytes)
-        print("\nGrowth over the second half (\(format(samples[half - 1].minutes, 1))–\(format(samples.last!.minutes, 1)) min): "
-              + "\(format(samples.last!.megabytes - samples[half - 1].megabytes, 1)) MB.\n")
+        for recorded in [true, false] {
+            let session = try Session(configuration: configuration(references), input: SessionInput(
+                width: walk.width, height: walk.height, hasDepth: true, hasRecordedPoses: recorded, intrinsics: walk.intrinsics))
+            var samples: [(minutes: Double, megabytes: Double, keyframes: Int, anchors: Int)] = []
+            var offset = 0.0
+            var processed = 0
+            while offset < 600 {
+                for f in loop {
+                    _ = session.process(SessionFrame(timestamp: offset + f.frame.timestamp, image: f.image, depth: f.depth,
+                                                     recordedPose: recorded ? f.frame.cameraToWorld : nil))
+                    processed += 1
+                }
+                offset += loopSeconds
+                samples.append((offset / 60, residentMegabytes(), session.keyframeCount, session.anchors.count))
+            }
+            let source = recorded ? "recorded poses" : "the engine's own tracking"
+            print("Poses from \(source). The walk-through looped \(samples.count) times at 10 fps (\(processed) frames, "
+                  + "\(format(offset / 60, 1)) minutes of stream), each loop after a 2 s gap. Resident memory of the whole process "
+                  + "(the rendered frames, \(format(Double(frames.count) * 2.1, 0)) MB, are in it from the start) after each loop:\n")
+            print("| after (min) | resident MB | keyframes | anchors |")
+            print("|---|---|---|---|")
+            for s in samples { print("| \(format(s.minutes, 1)) | \(format(s.megabytes, 0)) | \(s.keyframes) | \(s.anchors) |") }
+            let half = samples.count / 2
+            let growth = samples.last!.megabytes - samples[half - 1].megabytes
+            figures.record(recorded ? "session.memory.second_half_growth_mb" : "session.memory.own_tracking.second_half_growth_mb",
+                           growth)
+            print("\nGrowth over the second half (\(format(samples[half - 1].minutes, 1))–\(format(samples.last!.minutes, 1)) min): "
+                  + "\(format(growth, 1)) MB.\n")
+        }
     }
 
     private func residentMegabytes() -> Double {
