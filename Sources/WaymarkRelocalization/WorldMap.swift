@@ -6,7 +6,7 @@ import WaymarkVision
 public struct KeyframePolicy: Equatable, Sendable {
     /// A view becomes a keyframe when it tracks less than this share of its reference
     /// keyframe's trackable points (the keyframe it shares most tracked points with; its
-    /// trackable points: the most of them one frame has tracked).
+    /// trackable points: as many as the first frame to track it tracked).
     /// ORB-SLAM2's ratio for RGB-D.
     public var trackedShare = 0.75
     /// A keyframe is redundant, and culled, when at least this share of its points are held

@@ -152,8 +152,10 @@ public final class WorldTracker {
     private var previous: (frame: RGBDOdometry.Frame, pose: RigidTransform)?
     private var lastTimestamp: Double?
     private var lastKeyframeTime: Double?
-    /// Keyframe id → the most of its points one frame has tracked: how many of them can be
-    /// tracked at all, the measure a keyframe's share is taken of.
+    /// Keyframe id → how many of its points the first frame to track it tracked: how many of
+    /// them can be tracked at all, the measure a keyframe's share is taken of. Fixed then: a
+    /// maximum would rise when a frame repeats the keyframe's view, and a revisit would re-add
+    /// every keyframe.
     private var trackable: [Int: Int] = [:]
     /// The recorded source's world in the session's.
     private var recordedToWorld = RigidTransform.identity
@@ -478,8 +480,8 @@ public final class WorldTracker {
     }
 
     /// Makes the keyframe that holds most of the tracked points the reference, and returns the
-    /// share the frame tracked of its points that can be tracked (the most any frame tracked;
-    /// 0 when it tracked none).
+    /// share the frame tracked of its points that can be tracked (`trackable`; 0 when it
+    /// tracked none).
     private func followReference(_ tracked: [(feature: Int, point: SIMD3<Double>)]) -> Double {
         var counts: [Int: Int] = [:]
         for t in tracked {
@@ -488,9 +490,9 @@ public final class WorldTracker {
         guard let best = counts.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key < $1.key) }) else { return 0 }
         setReference(best.key)
         let id = map.keyframes[best.key].id
-        let most = max(trackable[id] ?? 0, best.value)
-        trackable[id] = most
-        return Double(best.value) / Double(most)
+        let trackableCount = trackable[id] ?? best.value
+        trackable[id] = trackableCount
+        return Double(best.value) / Double(trackableCount)
     }
 
     /// Adds the frame as a keyframe when it has enough points, and adjusts it with its
