@@ -46,10 +46,7 @@ public struct WorldMap {
     /// Keyframe `index` replaced by `keyframe` (the same keyframe adjusted: its id).
     public mutating func replace(_ index: Int, with keyframe: Keyframe) {
         precondition(keyframes[index].id == keyframe.id, "a keyframe is replaced by itself adjusted")
-        for point in Set(keyframes[index].points) {
-            holders[point]?.removeAll { $0 == index }
-            if holders[point]?.isEmpty ?? false { holders[point] = nil }
-        }
+        forgetHolder(index)
         for point in Set(keyframe.points) { holders[point, default: []].append(index) }
         keyframes[index] = keyframe
     }
@@ -74,12 +71,7 @@ public struct WorldMap {
     /// another keyframe holds them.
     public mutating func removeKeyframes(_ indices: Set<Int>) {
         guard !indices.isEmpty else { return }
-        for index in indices {
-            for point in Set(keyframes[index].points) {
-                holders[point]?.removeAll { $0 == index }
-                if holders[point]?.isEmpty ?? false { holders[point] = nil }
-            }
-        }
+        for index in indices { forgetHolder(index) }
         // Each remaining index moves down by the number of removed ones before it.
         var newIndex = [Int](repeating: -1, count: keyframes.count)
         var next = 0
@@ -89,6 +81,14 @@ public struct WorldMap {
         }
         holders = holders.mapValues { $0.map { newIndex[$0] } }
         keyframes = keyframes.indices.filter { !indices.contains($0) }.map { keyframes[$0] }
+    }
+
+    /// Keyframe `index` no longer holds its points (a point no keyframe holds is gone).
+    private mutating func forgetHolder(_ index: Int) {
+        for point in Set(keyframes[index].points) {
+            holders[point]?.removeAll { $0 == index }
+            if holders[point]?.isEmpty ?? false { holders[point] = nil }
+        }
     }
 
     public func index(ofKeyframe id: Int) -> Int? { keyframes.firstIndex { $0.id == id } }
