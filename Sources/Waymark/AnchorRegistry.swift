@@ -53,6 +53,22 @@ struct AnchorRegistry {
         return anchor
     }
 
+    /// Moves every anchor with the path a closed loop corrected (each with the keyframe whose
+    /// camera was nearest it); returns those that moved, as they are now.
+    mutating func correct(_ loop: LoopClosure) -> [WorldAnchor] {
+        let before = Dictionary(all.map { ($0.id, $0.transform) }, uniquingKeysWith: { first, _ in first })
+        func move(_ anchors: inout [WorldAnchor]) {
+            for k in anchors.indices {
+                let c = loop.correction(near: anchors[k].transform.translationVector)
+                if c != .identity { anchors[k].transform = (c * anchors[k].transform).orthonormalized }
+            }
+        }
+        move(&loaded)
+        move(&images)
+        planes.correct { loop.correction(near: $0) }
+        return all.filter { before[$0.id] != $0.transform }
+    }
+
     /// A new world: every anchor gone (identifiers keep counting, so none is reused).
     mutating func removeAll() {
         loaded = []

@@ -27,6 +27,8 @@ public enum AnchorEvent: Sendable {
     /// An interruption: the anchor is not shown until the camera is found again.
     case hidden(Int)
     case restored(WorldAnchor)
+    /// A loop closed: the anchor moved with the corrected path (its new pose).
+    case moved(WorldAnchor)
     /// A reset: the anchor is gone.
     case removed(Int)
 }

@@ -253,6 +253,8 @@ public final class Session {
                 registry.removeAll()
                 sharpestSeen = [:]
                 coach.reset()
+            case .loopClosed(let loop):
+                out += registry.correct(loop).map { .moved($0) }
             case .relocalizationCancelled, .keyframeAdded, .keyframeRemoved:
                 break
             }

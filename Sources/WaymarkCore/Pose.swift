@@ -89,6 +89,32 @@ extension RigidTransform {
 }
 
 extension RigidTransform {
+    /// The share `s` of this transform: its rotation by `s` of the angle about the same axis,
+    /// and `s` of its translation. For spreading a correction along a path (0 the identity, 1
+    /// the whole); for the small corrections it serves, near the screw motion's share.
+    public func share(_ s: Double) -> RigidTransform {
+        let r = rotation
+        let cosine = max(-1, min(1, (r[0] + r[4] + r[8] - 1) / 2))
+        let angle = acos(cosine)
+        var axis = SIMD3(r[7] - r[5], r[2] - r[6], r[3] - r[1])
+        let length = (axis * axis).sum().squareRoot()
+        let turned: [Double]
+        if angle < 1e-12 || length < 1e-15 {
+            turned = RigidTransform.identity.rotation
+        } else {
+            axis /= length
+            let (a, c, v) = (s * angle, cos(s * angle), 1 - cos(s * angle))
+            let sine = sin(a)
+            let (x, y, z) = (axis.x, axis.y, axis.z)
+            turned = [c + x * x * v, x * y * v - z * sine, x * z * v + y * sine,
+                      y * x * v + z * sine, c + y * y * v, y * z * v - x * sine,
+                      z * x * v - y * sine, z * y * v + x * sine, c + z * z * v]
+        }
+        return RigidTransform(rotation: turned, translation: translation.map { $0 * s })
+    }
+}
+
+extension RigidTransform {
     public static let identity = RigidTransform(rotation: [1, 0, 0, 0, 1, 0, 0, 0, 1], translation: [0, 0, 0])
 
     /// Finite, with a rotation whose rows are orthonormal and right-handed to `tolerance`: what

@@ -65,4 +65,46 @@ public enum TrackingEvent: Equatable, Sendable {
     case keyframeAdded(Int)
     /// A keyframe culled: other keyframes hold nearly all its points.
     case keyframeRemoved(Int)
+    /// The camera came back to a place it had mapped: the trajectory since and its points
+    /// were corrected, and anchors should move with them.
+    case loopClosed(LoopClosure)
+}
+
+/// A loop closed: keyframe `keyframe` found again at keyframe `matched`, made long before.
+public struct LoopClosure: Equatable, Sendable {
+    public var keyframe: Int
+    public var matched: Int
+    /// Points of the matched place the keyframe's pose rests on.
+    public var inliers: Int
+    /// How far the keyframe was from where the place says it is, metres and degrees: the drift
+    /// around the loop.
+    public var correction: (translation: Double, rotationDegrees: Double) {
+        (corrections.last?.correction ?? .identity).difference(to: .identity)
+    }
+    /// Every keyframe's camera centre before the correction, and its correction (applied on the
+    /// world's side: corrected = correction · before; the identity for those before the loop),
+    /// in the order they were made.
+    public var corrections: [(centre: SIMD3<Double>, correction: RigidTransform)]
+    /// Points of the keyframe joined to the matched place's points.
+    public var joinedPoints: Int
+
+    public init(keyframe: Int, matched: Int, inliers: Int, corrections: [(centre: SIMD3<Double>, correction: RigidTransform)],
+                joinedPoints: Int)
+    {
+        (self.keyframe, self.matched, self.inliers, self.corrections, self.joinedPoints) =
+            (keyframe, matched, inliers, corrections, joinedPoints)
+    }
+
+    /// How something in the world at `position` (before the correction) moves: with the
+    /// keyframe whose camera was nearest it.
+    public func correction(near position: SIMD3<Double>) -> RigidTransform {
+        func distance(_ c: SIMD3<Double>) -> Double { ((c - position) * (c - position)).sum() }
+        return corrections.min { distance($0.centre) < distance($1.centre) }?.correction ?? .identity
+    }
+
+    public static func == (a: LoopClosure, b: LoopClosure) -> Bool {
+        a.keyframe == b.keyframe && a.matched == b.matched && a.inliers == b.inliers && a.joinedPoints == b.joinedPoints
+            && a.corrections.map(\.centre) == b.corrections.map(\.centre)
+            && a.corrections.map(\.correction) == b.corrections.map(\.correction)
+    }
 }

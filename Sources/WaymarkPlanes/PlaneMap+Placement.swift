@@ -39,7 +39,7 @@ public struct PlacedObject: Sendable, Equatable {
     public internal(set) var anchorID: Int?
     /// Placed on a guess; refined when a plane along its ray is established.
     public internal(set) var isEstimated: Bool
-    let ray: Ray
+    var ray: Ray
 }
 
 extension PlaneMap {

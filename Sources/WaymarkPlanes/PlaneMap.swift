@@ -152,6 +152,33 @@ public struct PlaneMap: Sendable {
 
     public func anchor(id: Int) -> PlaneAnchor? { anchors.first { $0.id == id } }
 
+    /// Moves each plane (and each object placed on one) by the rigid correction `correction`
+    /// gives for its centre, as when a loop closes and the path the planes were seen from is
+    /// corrected.
+    public mutating func correct(by correction: (SIMD3<Double>) -> RigidTransform) {
+        func moved(_ plane: PlaneAnchor) -> PlaneAnchor? {
+            let c = correction(plane.surface.center)
+            guard c != .identity else { return nil }
+            var result = plane
+            result.outline = plane.outline.map(c.apply)
+            result.viewpoint = c.apply(plane.viewpoint)
+            guard let surface = makeSurface(plane.surface.inliers.transformed(by: c), outline: result.outline,
+                                            viewpoint: result.viewpoint)
+            else { return nil }
+            result.surface = surface
+            result.surface.classification = plane.surface.classification
+            return result
+        }
+        for k in anchors.indices { anchors[k] = moved(anchors[k]) ?? anchors[k] }
+        for k in candidates.indices { candidates[k] = moved(candidates[k]) ?? candidates[k] }
+        for k in objects.indices {
+            let c = correction(objects[k].position)
+            objects[k].position = c.apply(objects[k].position)
+            objects[k].ray = Ray(origin: c.apply(objects[k].ray.origin),
+                                 direction: c.apply(objects[k].ray.direction) - c.apply(.zero))
+        }
+    }
+
     private func makeSurface(_ moments: PointMoments, outline: [SIMD3<Double>], viewpoint: SIMD3<Double>) -> DetectedPlane? {
         PlaneOutline.make(inliers: moments, boundaryPoints: outline, down: options.down,
                           alignmentToleranceDegrees: options.alignmentToleranceDegrees, viewpoint: viewpoint)

@@ -26,7 +26,8 @@ public struct TrackingStateRecord: Codable, Sendable {
 
 /// One of the session's tracking events.
 public struct TrackingEventRecord: Codable, Sendable {
-    /// interrupted, relocalized, relocalization_cancelled, reset, keyframe_added.
+    /// interrupted, relocalized, relocalization_cancelled, reset, keyframe_added,
+    /// keyframe_removed, loop_closed.
     public var event: String
     /// interrupted: gap, tracking_lost or paused.
     public var cause: String?
@@ -34,6 +35,12 @@ public struct TrackingEventRecord: Codable, Sendable {
     public var inliers: Int?
     /// relocalized on an image anchor: its id.
     public var anchor: Int?
+    /// loop_closed: the earlier keyframe the place was found at, the drift corrected (metres
+    /// and degrees) and how many of the keyframe's points were joined to the place's.
+    public var matched: Int?
+    public var correctionMetres: Double?
+    public var correctionDegrees: Double?
+    public var joinedPoints: Int?
 
     public init(_ event: TrackingEvent) {
         switch event {
@@ -44,6 +51,9 @@ public struct TrackingEventRecord: Codable, Sendable {
         case .reset: self.event = "reset"
         case .keyframeAdded(let id): (self.event, keyframe) = ("keyframe_added", id)
         case .keyframeRemoved(let id): (self.event, keyframe) = ("keyframe_removed", id)
+        case .loopClosed(let loop):
+            (self.event, keyframe, matched, inliers, joinedPoints) = ("loop_closed", loop.keyframe, loop.matched, loop.inliers, loop.joinedPoints)
+            (correctionMetres, correctionDegrees) = loop.correction
         }
     }
 }
@@ -75,6 +85,7 @@ public struct AnchorRecord: Codable, Sendable {
         switch event {
         case .added(let anchor): self.init(anchor, event: "added")
         case .restored(let anchor): self.init(anchor, event: "restored")
+        case .moved(let anchor): self.init(anchor, event: "moved")
         case .hidden(let id): self.init(event: "hidden", id: id)
         case .removed(let id): self.init(event: "removed", id: id)
         }

@@ -89,14 +89,24 @@ public final class Relocalizer {
     }
 
     /// With the features already detected in a `width`×`height` frame (as `options.features` asks).
-    public func relocalize(features: FeatureSet, width: Int, height: Int, depth: [Float]? = nil, intrinsics: Intrinsics)
-        -> Relocalization
+    /// `admitting`: the keyframes (by id) the frame may be found at; nil admits all.
+    public func relocalize(features: FeatureSet, width: Int, height: Int, depth: [Float]? = nil, intrinsics: Intrinsics,
+                           admitting: ((Int) -> Bool)? = nil) -> Relocalization
     {
         guard features.count >= options.minimumInliers else { return Relocalization(reason: .tooFewFeatures, inliers: 0) }
+        let admitted = admitting.map { admits in map.keyframes.indices.filter { admits(map.keyframes[$0].id) } }
         // A map of no more keyframes than candidates is searched whole: its bag-of-words
         // weights say little (a word in every keyframe weighs nothing).
-        let candidates = map.keyframes.count <= options.candidates
-            ? Array(map.keyframes.indices) : places.rank(features, limit: options.candidates).map(\.document)
+        let candidates: [Int]
+        if (admitted?.count ?? map.keyframes.count) <= options.candidates {
+            candidates = admitted ?? Array(map.keyframes.indices)
+        } else if let admitted {
+            let admits = Set(admitted)
+            candidates = Array(places.rank(features, limit: map.keyframes.count).map(\.document).filter(admits.contains)
+                .prefix(options.candidates))
+        } else {
+            candidates = places.rank(features, limit: options.candidates).map(\.document)
+        }
         guard !candidates.isEmpty else { return Relocalization(reason: .noSimilarPlace, inliers: 0) }
         let keypoints = features.keypoints
         // Per query feature, its closest ratio-tested match over the candidates, each matched

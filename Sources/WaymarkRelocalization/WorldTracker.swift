@@ -22,6 +22,9 @@ public struct WorldTrackingOptions: Sendable {
     /// 18 frames/s (Benchmarks/RESULTS.md, 2026-12-05, local adjustment).
     public var localAdjustment: LocalAdjustmentOptions?
     public var relocalization = RelocalizationOptions()
+    /// Loops are closed with the engine's own tracking (a recorded pose is trusted as it is);
+    /// nil never closes them.
+    public var loopClosure: LoopClosureOptions? = LoopClosureOptions()
     /// A keyframe needs this many features with depth.
     public var minimumKeyframePoints = 50
     /// How each frame is aligned densely to its anchor keyframe: from the features' pose, a few
@@ -141,6 +144,9 @@ public final class WorldTracker {
     private var state: State
     /// The map's index, built on the first relocalization attempt after the map changed.
     private var relocalizer: Relocalizer?
+    /// The places a loop can return to: the map's index as it was when last made (see
+    /// `LoopClosureOptions.reindexGrowth`).
+    private var loopPlaces: Relocalizer?
     /// The keyframe (index) the camera shares most tracked points with, and the points around
     /// it; rebuilt when it changes or the map grows.
     private var reference: Int?
@@ -181,6 +187,7 @@ public final class WorldTracker {
         case .initializing:
             map = WorldMap()
             relocalizer = nil
+            loopPlaces = nil
             reference = nil
             localMap = nil
             lastKeyframeTime = nil
@@ -459,16 +466,19 @@ public final class WorldTracker {
         var quality: TrackingState =
             fewFeatures ? .limited(.insufficientFeatures) : tooFast || located.odometryFailed ? .limited(.excessiveMotion) : .normal
         let share = followReference(located.tracked)
-        let keyframes = map.keyframes.count
+        var keyframePose: RigidTransform?
         if quality == .normal, let depth = frame.depth, share < options.keyframes.trackedShare {
-            pose = addKeyframe(frame, features: features, depth: depth, pose: pose, tracked: located.tracked, events: &events)
+            keyframePose = addKeyframe(frame, features: features, depth: depth, pose: pose, tracked: located.tracked,
+                                       events: &events)
         }
+        // The camera's motion is measured before a keyframe moves it (an adjustment, a loop closed).
+        let velocity = located.odometryFailed ? .identity : lastPose.map { $0.inverse * pose } ?? .identity
+        if let keyframePose { pose = keyframePose }
         if let prepared = located.prepared {
-            if map.keyframes.count > keyframes { dense?.anchor(at: prepared, pose: pose) }
+            if keyframePose != nil { dense?.anchor(at: prepared, pose: pose) }
             previous = located.odometryFailed ? nil : (prepared, pose)
         }
         if map.keyframes.isEmpty, quality == .normal { quality = .limited(.initializing) }
-        let velocity = located.odometryFailed ? .identity : lastPose.map { $0.inverse * pose } ?? .identity
         enter(.tracking(lastPose: pose, velocity: velocity, failures: failures))
         let mapping: MappingStatus =
             map.keyframes.isEmpty ? .notAvailable
@@ -495,16 +505,17 @@ public final class WorldTracker {
         return Double(best.value) / Double(trackableCount)
     }
 
-    /// Adds the frame as a keyframe when it has enough points, and adjusts it with its
-    /// neighbourhood; returns the frame's pose, adjusted with it.
+    /// Adds the frame as a keyframe when it has enough points, adjusts it with its
+    /// neighbourhood and closes a loop it makes; returns the frame's pose as the keyframe's
+    /// now, or nil when it was not added.
     private func addKeyframe(_ frame: TrackingFrame, features: FeatureSet, depth: [Float], pose: RigidTransform,
-                             tracked: [(feature: Int, point: SIMD3<Double>)], events: inout [TrackingEvent]) -> RigidTransform
+                             tracked: [(feature: Int, point: SIMD3<Double>)], events: inout [TrackingEvent]) -> RigidTransform?
     {
         let known = Dictionary(tracked.map { ($0.feature, $0.point) }, uniquingKeysWith: { first, _ in first })
         let keyframe = Keyframe(id: map.nextKeyframeID, timestamp: frame.timestamp, features: features,
                                 width: frame.gray.width, height: frame.gray.height, depth: depth, cameraToWorld: pose,
                                 intrinsics: intrinsics, tracked: known)
-        guard keyframe.points.count >= options.minimumKeyframePoints else { return pose }
+        guard keyframe.points.count >= options.minimumKeyframePoints else { return nil }
         map.add(keyframe)
         let index = map.keyframes.count - 1
         if let adjustment = options.localAdjustment {
@@ -516,10 +527,43 @@ public final class WorldTracker {
         lastKeyframeTime = frame.timestamp
         events.append(.keyframeAdded(keyframe.id))
         let added = cullRedundantNeighbours(of: index, events: &events)
+        if frame.recordedPose == nil, let closure = closeLoop(at: added, features: features, depth: depth, frame: frame) {
+            events.append(.loopClosed(closure))
+        }
         // The new keyframe holds what the next frames see best; its neighbours come with it.
         reference = nil
         setReference(added)
         return map.keyframes[added].cameraToWorld
+    }
+
+    /// When keyframe `index` (the newest) shows a place mapped long before, found as a
+    /// relocalization is (and as surely verified) among keyframes neither recent nor sharing
+    /// points with it: the path since that place is corrected and the keyframe's points joined
+    /// to the place's.
+    private func closeLoop(at index: Int, features: FeatureSet, depth: [Float], frame: TrackingFrame) -> LoopClosure? {
+        guard let policy = options.loopClosure, let places = loopPlaces(policy) else { return nil }
+        let keyframe = map.keyframes[index]
+        let present = Set(map.keyframes.map(\.id))
+        let excluded = Set(map.covisible(with: index).map { map.keyframes[$0.keyframe].id } + map.keyframes.suffix(policy.recentKeyframes).map(\.id))
+        let found = places.relocalize(features: features, width: frame.gray.width, height: frame.gray.height, depth: depth,
+                                      intrinsics: intrinsics, admitting: { present.contains($0) && !excluded.contains($0) })
+        guard let pose = found.cameraToWorld, let matchedID = found.keyframe, let matched = map.index(ofKeyframe: matchedID)
+        else { return nil }
+        let corrections = map.spreadCorrection(of: index, to: pose, after: matched)
+        let joined = map.joinPoints(of: index, toPlaceOf: matched, options: options.localMap)
+        // The index holds positions from before the correction.
+        loopPlaces = nil
+        return LoopClosure(keyframe: keyframe.id, matched: matchedID, inliers: found.inliers, corrections: corrections,
+                           joinedPoints: joined)
+    }
+
+    /// The index of the places a loop can return to, made anew when the map has grown enough.
+    private func loopPlaces(_ policy: LoopClosureOptions) -> Relocalizer? {
+        let count = map.keyframes.count
+        guard count >= policy.minimumKeyframes else { return nil }
+        if let places = loopPlaces, Double(count) < policy.reindexGrowth * Double(places.map.keyframes.count) { return places }
+        loopPlaces = Relocalizer(map: map, options: options.relocalization)
+        return loopPlaces
     }
 
     /// Removes the neighbours of keyframe `index` that others make redundant (never the first

@@ -20,9 +20,10 @@ import WaymarkVision
     }()
 
     /// A keyframe at `pose` holding `held` (the positions the map has) for the true `truth`,
-    /// which it sees exactly from `truePose`.
+    /// which it sees exactly from `truePose`. Its descriptors are all zero, or random from
+    /// `descriptorSeed` (the same seed gives the same descriptor to the same point index).
     static func keyframe(_ id: Int, pose: RigidTransform, truePose: RigidTransform, held: [SIMD3<Double>],
-                         truth: [SIMD3<Double>]) -> Keyframe
+                         truth: [SIMD3<Double>], descriptorSeed: UInt64? = nil) -> Keyframe
     {
         var keypoints: [Keypoint] = []
         var depths: [Float] = []
@@ -33,7 +34,10 @@ import WaymarkVision
                                       size: 31, angle: 0, response: 1, octave: 0))
             depths.append(Float(camera.z))
         }
-        let descriptors = [UInt8](repeating: 0, count: truth.count * FeatureSet.descriptorBytes)
+        var random = SeededGenerator(seed: descriptorSeed ?? 0)
+        let descriptors = (0..<(truth.count * FeatureSet.descriptorBytes)).map { _ in
+            descriptorSeed == nil ? 0 : UInt8.random(in: 0...255, using: &random)
+        }
         return Keyframe(id: id, timestamp: Double(id), cameraToWorld: pose, intrinsics: intrinsics, width: 640, height: 480,
                         features: FeatureSet(keypoints: keypoints, descriptors: descriptors), points: held, depths: depths)
     }

@@ -13,7 +13,7 @@ struct TrackingSuite {
     var scratch: URL
     var parts: Set<String>
     var figures: Figures
-    static let allParts: Set<String> = ["walkthrough", "table-top", "tum"]
+    static let allParts: Set<String> = ["walkthrough", "table-top", "tum", "loop"]
     /// TUM's published calibration of the fr1 Kinect, OpenCV's pixel convention.
     static let fr1 = (fx: 517.3, fy: 516.5, cx: 318.6, cy: 255.3)
 
@@ -102,9 +102,10 @@ struct TrackingSuite {
             }
         }
         print()
+        if parts.contains("loop") { try loopClosure() }
     }
 
-    private func open(_ sequence: Sequence) throws(WaymarkError) -> RGBDRecordingSource {
+    func open(_ sequence: Sequence) throws(WaymarkError) -> RGBDRecordingSource {
         var options = FrameSourceOptions()
         options.intrinsics = sequence.intrinsics
         options.decodesColor = false
@@ -112,9 +113,9 @@ struct TrackingSuite {
     }
 
     /// Renders `walk` in the TUM layout under the scratch folder.
-    private func write(_ walk: Walkthrough, name: String) throws -> Sequence {
+    func write(_ walk: Walkthrough, name: String, frameLimit: Int? = nil) throws -> Sequence {
         let folder = scratch.appendingPathComponent(Figures.slug(name))
-        try WalkthroughWriter.write(walk, to: folder)
+        try WalkthroughWriter.write(walk, to: folder, frameLimit: frameLimit)
         return Sequence(name: name, folder: folder.path, intrinsics: walk.intrinsics, depthScale: WalkthroughWriter.depthScale,
                         split: "development")
     }
@@ -166,7 +167,7 @@ struct TrackingSuite {
 
     /// ATE RMSE (rigid alignment) and RPE over 1 s (translation RMSE), metres, over the frames
     /// that have both a pose and a truth.
-    private func errors(_ poses: [RigidTransform?], truth: [RigidTransform?], times: [Double]) throws -> (ate: Double, rpe: Double) {
+    func errors(_ poses: [RigidTransform?], truth: [RigidTransform?], times: [Double]) throws -> (ate: Double, rpe: Double) {
         let pairs = poses.indices.compactMap { k in poses[k].flatMap { p in truth[k].map { (k, p, $0) } } }
         let estimate = Trajectory(samples: pairs.map { Trajectory.Sample(timestamp: times[$0.0], pose: $0.1) })
         let reference = Trajectory(samples: pairs.map { Trajectory.Sample(timestamp: times[$0.0], pose: $0.2) })
