@@ -22,9 +22,11 @@ public struct WorldTrackingOptions: Sendable {
     /// 18 frames/s (Benchmarks/RESULTS.md, 2026-12-05, local adjustment).
     public var localAdjustment: LocalAdjustmentOptions?
     public var relocalization = RelocalizationOptions()
-    /// Loops are closed with the engine's own tracking (a recorded pose is trusted as it is);
-    /// nil never closes them.
-    public var loopClosure: LoopClosureOptions? = LoopClosureOptions()
+    /// When set, loops are closed with the engine's own tracking (a recorded pose is trusted as
+    /// it is). Off by default: on the coaching walk-through it took the keyframes' ATE from 168
+    /// to 25 cm, but over the looped walk-through (a 2 m jump in each loop) the map grew to 727
+    /// keyframes and +229 MB in 10 minutes (Benchmarks/RESULTS.md, 2026-12-05, loop closure).
+    public var loopClosure: LoopClosureOptions?
     /// A keyframe needs this many features with depth.
     public var minimumKeyframePoints = 50
     /// How each frame is aligned densely to its anchor keyframe: from the features' pose, a few

@@ -44,7 +44,7 @@ extension TrackingSuite {
             let truthAt = Dictionary(truth.map { ($0.timestamp, $0.cameraToWorld!) }, uniquingKeysWith: { a, _ in a })
             for closing in [false, true] {
                 var options = WorldTrackingOptions()
-                if !closing { options.loopClosure = nil }
+                options.loopClosure = closing ? LoopClosureOptions() : nil
                 let run = try track(try open(sequence), sequence, options: options,
                                     down: first.apply(SIMD3(0, -1, 0)) - first.apply(.zero))
                 let offsets = run.planes.anchors.map { anchor in
