@@ -45,6 +45,13 @@ extension RigidTransform {
         return RigidTransform(rotation: transposed, translation: [t.x, t.y, t.z])
     }
 
+    /// R·v: a direction carried by the transform (no translation).
+    public func applyRotation(_ v: SIMD3<Double>) -> SIMD3<Double> {
+        let r = rotation
+        return SIMD3(r[0] * v.x + r[1] * v.y + r[2] * v.z, r[3] * v.x + r[4] * v.y + r[5] * v.z,
+                     r[6] * v.x + r[7] * v.y + r[8] * v.z)
+    }
+
     /// Rᵀ·v: for a camera-to-world pose, a world direction in camera coordinates.
     public func applyInverseRotation(_ v: SIMD3<Double>) -> SIMD3<Double> {
         let r = rotation

@@ -72,27 +72,35 @@ public enum TrackingEvent: Equatable, Sendable {
 
 /// A loop closed: keyframe `keyframe` found again at keyframe `matched`, made long before.
 public struct LoopClosure: Equatable, Sendable {
+    /// A keyframe's camera centre before the correction, and its correction (applied on the
+    /// world's side: corrected = correction · before).
+    public struct KeyframeCorrection: Equatable, Sendable {
+        public var centre: SIMD3<Double>
+        public var correction: RigidTransform
+
+        public init(centre: SIMD3<Double>, correction: RigidTransform) {
+            (self.centre, self.correction) = (centre, correction)
+        }
+    }
+
     public var keyframe: Int
     public var matched: Int
     /// Points of the matched place the keyframe's pose rests on.
     public var inliers: Int
+    /// Every keyframe's, in the order they were made (the identity for those before the loop).
+    public var corrections: [KeyframeCorrection]
+    /// Points of the keyframe joined to the matched place's points.
+    public var joinedPoints: Int
+
+    public init(keyframe: Int, matched: Int, inliers: Int, corrections: [KeyframeCorrection], joinedPoints: Int) {
+        (self.keyframe, self.matched, self.inliers, self.corrections, self.joinedPoints) =
+            (keyframe, matched, inliers, corrections, joinedPoints)
+    }
+
     /// How far the keyframe was from where the place says it is, metres and degrees: the drift
     /// around the loop.
     public var correction: (translation: Double, rotationDegrees: Double) {
         (corrections.last?.correction ?? .identity).difference(to: .identity)
-    }
-    /// Every keyframe's camera centre before the correction, and its correction (applied on the
-    /// world's side: corrected = correction · before; the identity for those before the loop),
-    /// in the order they were made.
-    public var corrections: [(centre: SIMD3<Double>, correction: RigidTransform)]
-    /// Points of the keyframe joined to the matched place's points.
-    public var joinedPoints: Int
-
-    public init(keyframe: Int, matched: Int, inliers: Int, corrections: [(centre: SIMD3<Double>, correction: RigidTransform)],
-                joinedPoints: Int)
-    {
-        (self.keyframe, self.matched, self.inliers, self.corrections, self.joinedPoints) =
-            (keyframe, matched, inliers, corrections, joinedPoints)
     }
 
     /// How something in the world at `position` (before the correction) moves: with the
@@ -100,11 +108,5 @@ public struct LoopClosure: Equatable, Sendable {
     public func correction(near position: SIMD3<Double>) -> RigidTransform {
         func distance(_ c: SIMD3<Double>) -> Double { ((c - position) * (c - position)).sum() }
         return corrections.min { distance($0.centre) < distance($1.centre) }?.correction ?? .identity
-    }
-
-    public static func == (a: LoopClosure, b: LoopClosure) -> Bool {
-        a.keyframe == b.keyframe && a.matched == b.matched && a.inliers == b.inliers && a.joinedPoints == b.joinedPoints
-            && a.corrections.map(\.centre) == b.corrections.map(\.centre)
-            && a.corrections.map(\.correction) == b.corrections.map(\.correction)
     }
 }

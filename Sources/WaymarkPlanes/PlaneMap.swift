@@ -174,8 +174,7 @@ public struct PlaneMap: Sendable {
         for k in objects.indices {
             let c = correction(objects[k].position)
             objects[k].position = c.apply(objects[k].position)
-            objects[k].ray = Ray(origin: c.apply(objects[k].ray.origin),
-                                 direction: c.apply(objects[k].ray.direction) - c.apply(.zero))
+            objects[k].ray = Ray(origin: c.apply(objects[k].ray.origin), direction: c.applyRotation(objects[k].ray.direction))
         }
     }
 

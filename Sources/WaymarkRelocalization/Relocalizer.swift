@@ -94,19 +94,13 @@ public final class Relocalizer {
                            admitting: ((Int) -> Bool)? = nil) -> Relocalization
     {
         guard features.count >= options.minimumInliers else { return Relocalization(reason: .tooFewFeatures, inliers: 0) }
-        let admitted = admitting.map { admits in map.keyframes.indices.filter { admits(map.keyframes[$0].id) } }
-        // A map of no more keyframes than candidates is searched whole: its bag-of-words
-        // weights say little (a word in every keyframe weighs nothing).
-        let candidates: [Int]
-        if (admitted?.count ?? map.keyframes.count) <= options.candidates {
-            candidates = admitted ?? Array(map.keyframes.indices)
-        } else if let admitted {
-            let admits = Set(admitted)
-            candidates = Array(places.rank(features, limit: map.keyframes.count).map(\.document).filter(admits.contains)
-                .prefix(options.candidates))
-        } else {
-            candidates = places.rank(features, limit: options.candidates).map(\.document)
-        }
+        let admitted = map.keyframes.indices.filter { admitting?(map.keyframes[$0].id) ?? true }
+        // No more keyframes than candidates are searched whole: their bag-of-words weights say
+        // little (a word in every keyframe weighs nothing). Else the best ranked of those admitted.
+        let candidates = admitted.count <= options.candidates
+            ? admitted
+            : Array(places.rank(features, limit: admitting == nil ? options.candidates : map.keyframes.count).map(\.document)
+                .filter(Set(admitted).contains).prefix(options.candidates))
         guard !candidates.isEmpty else { return Relocalization(reason: .noSimilarPlace, inliers: 0) }
         let keypoints = features.keypoints
         // Per query feature, its closest ratio-tested match over the candidates, each matched

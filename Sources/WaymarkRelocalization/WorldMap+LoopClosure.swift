@@ -8,7 +8,7 @@ extension WorldMap {
     /// first keyframe that holds it. Returns every keyframe's camera centre before, and its
     /// correction (world side), in map order.
     public mutating func spreadCorrection(of current: Int, to cameraToWorld: RigidTransform, after matched: Int)
-        -> [(centre: SIMD3<Double>, correction: RigidTransform)]
+        -> [LoopClosure.KeyframeCorrection]
     {
         precondition(matched < current, "a loop closes on an earlier keyframe")
         let whole = (cameraToWorld * keyframes[current].cameraToWorld.inverse).orthonormalized
@@ -27,9 +27,9 @@ extension WorldMap {
                 moves[point] = corrections[k].apply(point)
             }
         }
-        let centres = keyframes.map(\.cameraCentre)
+        let before = zip(keyframes, corrections).map { LoopClosure.KeyframeCorrection(centre: $0.cameraCentre, correction: $1) }
         rewrite(poses: corrections, moving: moves)
-        return Array(zip(centres, corrections))
+        return before
     }
 
     /// Joins keyframe `current`'s points to the points around keyframe `matched` they are: its

@@ -38,15 +38,15 @@ extension TrackingSuite {
             let truth = try open(sequence).frames
             let first = walk.frames[0].cameraToWorld.inverse
             let trueSurfaces = walk.surfaces.map { surface in
-                Plane(normal: first.apply(surface.normal) - first.apply(.zero),
-                      offset: -((first.apply(surface.normal) - first.apply(.zero)) * first.apply(surface.origin)).sum())
+                let normal = first.applyRotation(surface.normal)
+                return Plane(normal: normal, offset: -(normal * first.apply(surface.origin)).sum())
             }
             let truthAt = Dictionary(truth.map { ($0.timestamp, $0.cameraToWorld!) }, uniquingKeysWith: { a, _ in a })
             for closing in [false, true] {
                 var options = WorldTrackingOptions()
                 options.loopClosure = closing ? LoopClosureOptions() : nil
                 let run = try track(try open(sequence), sequence, options: options,
-                                    down: first.apply(SIMD3(0, -1, 0)) - first.apply(.zero))
+                                    down: first.applyRotation(SIMD3(0, -1, 0)))
                 let offsets = run.planes.anchors.map { anchor in
                     trueSurfaces.filter { $0.angle(to: anchor.surface.plane) <= 10 * .pi / 180 }
                         .map { abs($0.signedDistance(to: anchor.surface.center)) }.min() ?? .infinity
