@@ -78,7 +78,8 @@ struct LocalMap {
 
     /// The frame's pose from `predicted` (world-to-camera): matched within the wide radius,
     /// refined, matched again within the narrow one, refined again. Nil when too few points track.
-    func track(_ frame: ProjectedFeatureSearch, depth: [Float], width: Int, height: Int, predicted: RigidTransform,
+    /// Without depth the pose rests on the reprojections alone.
+    func track(_ frame: ProjectedFeatureSearch, depth: [Float]?, width: Int, height: Int, predicted: RigidTransform,
                intrinsics k: Intrinsics, options: LocalMapOptions) -> (worldToCamera: RigidTransform, tracked: [(feature: Int, landmark: Int)])?
     {
         var pose = predicted
@@ -90,7 +91,7 @@ struct LocalMap {
             let observations = matches.map { m -> PoseObservation in
                 let keypoint = frame.keypoints[m.feature]
                 return PoseObservation(world: positions[m.landmark], pixel: keypoint.location,
-                                       depth: depthAt(keypoint.location, depth: depth, width: width, height: height),
+                                       depth: depth.flatMap { depthAt(keypoint.location, depth: $0, width: width, height: height) },
                                        sigma: pow(1.2, Double(keypoint.octave)))
             }
             let refined = refinePose(pose, observations: observations, intrinsics: k, options: options.refinement)

@@ -1,16 +1,17 @@
 import WaymarkCore
 
 /// How well a set of inlier correspondences pins a camera pose down: the first-order
-/// covariance σ²(JᵀJ)⁻¹ of the camera centre and rotation, with σ the inliers' RMS
-/// reprojection error. Few points, far points or points bunched in one part of the image
-/// give a large one, however small the reprojection error.
+/// covariance σ²(JᵀWJ)⁻¹ of the camera centre and rotation, with W each point's weight
+/// 1/sigma² (its feature's scale) and σ the inliers' RMS reprojection error in those units.
+/// Few points, far points or points bunched in one part of the image give a large one,
+/// however small the reprojection error.
 struct PoseUncertainty {
     /// Standard deviation of the camera centre, metres (root of the covariance's trace).
     var centre: Double
     /// Standard deviation of the rotation, degrees.
     var rotationDegrees: Double
 
-    init?(worldPoints: [SIMD3<Double>], imagePoints: [Point2], inliers: [Bool], worldToCamera: RigidTransform,
+    init?(worldPoints: [SIMD3<Double>], imagePoints: [Point2], sigmas: [Double], worldToCamera: RigidTransform,
           intrinsics: Intrinsics, rmsError: Double)
     {
         // Perturbation: rotation ω applied in the camera frame, centre moved by δ (world):
@@ -24,11 +25,12 @@ struct PoseUncertainty {
             let row = SIMD8(rotation.x, rotation.y, rotation.z, centre.x, centre.y, centre.z, 0, 0)
             for a in 0..<6 { for b in 0..<6 { normal[6 * a + b] += row[a] * row[b] } }
         }
-        for i in worldPoints.indices where inliers[i] {
+        for i in worldPoints.indices {
             let p = worldToCamera.apply(worldPoints[i])
             guard p.z > 0 else { continue }
-            accumulate(SIMD3(intrinsics.fx / p.z, 0, -intrinsics.fx * p.x / (p.z * p.z)), at: p)
-            accumulate(SIMD3(0, intrinsics.fy / p.z, -intrinsics.fy * p.y / (p.z * p.z)), at: p)
+            let weight = 1 / sigmas[i]
+            accumulate(SIMD3(intrinsics.fx / p.z, 0, -intrinsics.fx * p.x / (p.z * p.z)) * weight, at: p)
+            accumulate(SIMD3(0, intrinsics.fy / p.z, -intrinsics.fy * p.y / (p.z * p.z)) * weight, at: p)
         }
         guard let inverse = Self.invert6(normal) else { return nil }
         let variance = rmsError * rmsError

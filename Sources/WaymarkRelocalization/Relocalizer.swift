@@ -1,3 +1,4 @@
+import Foundation
 import WaymarkCore
 import WaymarkVision
 
@@ -8,9 +9,18 @@ public struct RelocalizationOptions: Equatable, Sendable {
     public var ratio = 0.8
     public var maximumDistance = 64
     public var pose = CameraPoseOptions()
-    /// ORB-SLAM2's bar for accepting a relocalization.
+    /// ORB-SLAM2's bar for accepting a relocalization: inliers of the pose that is returned.
     public var minimumInliers = 50
-    /// Largest RMS reprojection error of the inliers, pixels.
+    /// With the frame's depth, the bar for a first pose from the candidates' matches alone: one
+    /// that falls short of `minimumInliers` may still reach it once the points around its
+    /// keyframe are matched by projection from it (a frame far from its nearest keyframe shares
+    /// few ratio-tested matches with it, but sees many of its neighbours' points), and the
+    /// depth then checks it. As many as a frame needs to track (ORB-SLAM's 30). Without depth
+    /// a first pose needs `minimumInliers`: on the TUM fr3 office frames (1 s apart, no depth)
+    /// first poses of 16–44 inliers, refined by projection to 117–172, were a metre off.
+    public var minimumFirstInliers = 30
+    /// Largest RMS reprojection error of the inliers, each in units of its feature's scale
+    /// (pixels at the finest octave, 1.2× as many per octave above).
     public var maximumReprojectionError = 2.5
     /// Largest first-order standard deviation of the camera centre, metres: a pose the inliers
     /// pin down less well than this is refused however many there are.
@@ -22,8 +32,8 @@ public struct RelocalizationOptions: Equatable, Sendable {
     /// makes the place ambiguous.
     public var ambiguityDistance = 0.2
     public var ambiguityDegrees = 5.0
-    /// A verified pose is refined against the points around its keyframe (matched by
-    /// projection, as tracking does) when the frame has depth.
+    /// The first pose is refined against the points around its keyframe (matched by
+    /// projection, as tracking does; with the frame's depth where it has one).
     public var localMap = LocalMapOptions()
 
     public init() {}
@@ -48,6 +58,7 @@ public struct Relocalization: Sendable {
     public var inliers: Int
     /// The keyframe that contributed most inliers.
     public var keyframe: Int?
+    /// Each inlier's error in units of its feature's scale (`maximumReprojectionError`).
     public var rmsReprojectionError: Double?
     /// First-order standard deviation of the camera centre, metres, from the inliers' geometry.
     public var centreUncertainty: Double?
@@ -56,8 +67,9 @@ public struct Relocalization: Sendable {
 }
 
 /// Finds where a frame was taken in a world map: the keyframes most alike it by bag of words,
-/// their ratio-tested matches pooled into 2D-3D correspondences, the pose by PnP in RANSAC,
-/// then verified (inlier count, reprojection error, and the frame's depth when there is one).
+/// their ratio-tested matches pooled into 2D-3D correspondences, a first pose by PnP in RANSAC,
+/// refined on the points around its keyframe matched by projection (ORB-SLAM2's order), then
+/// verified (inlier count, reprojection error, and the frame's depth when there is one).
 /// A frame of a place the map does not hold is refused rather than snapped to a keyframe.
 public final class Relocalizer {
     public let map: WorldMap
@@ -69,7 +81,8 @@ public final class Relocalizer {
     /// Indexes the map as it is now; a relocalizer for a grown map is made anew.
     public init(map: WorldMap, options: RelocalizationOptions = RelocalizationOptions(), seed: UInt64 = 1) {
         precondition(map.hasPoints, "relocalization needs a map with keyframes")
-        precondition(options.candidates > 0 && options.minimumInliers >= 6, "needs candidates and ≥ 6 inliers")
+        precondition(options.candidates > 0 && options.minimumFirstInliers >= 6 && options.minimumInliers >= options.minimumFirstInliers,
+                     "needs candidates, and ≥ 6 first inliers, no more than the final bar")
         self.map = map
         self.options = options
         let documents = map.keyframes.map(\.features)
@@ -116,7 +129,8 @@ public final class Relocalizer {
             enabled[k] = false
         }
         let matches = pooled.values.sorted { $0.query < $1.query }
-        guard matches.count >= options.minimumInliers else {
+        let firstBar = depth == nil ? options.minimumInliers : options.minimumFirstInliers
+        guard matches.count >= firstBar else {
             return Relocalization(reason: .tooFewInliers, inliers: 0)
         }
         let world = matches.map { map.keyframes[$0.set].points[$0.train] }
@@ -124,37 +138,40 @@ public final class Relocalizer {
         guard let estimate = estimateCameraPose(worldPoints: world, imagePoints: image, intrinsics: intrinsics,
                                                 options: options.pose)
         else { return Relocalization(reason: .tooFewInliers, inliers: 0) }
-        guard estimate.inlierCount >= options.minimumInliers else {
+        guard estimate.inlierCount >= firstBar else {
             return Relocalization(reason: .tooFewInliers, inliers: estimate.inlierCount)
         }
         var contributions = [Int: Int]()
         for (match, inlier) in zip(matches, estimate.inliers) where inlier { contributions[match.set, default: 0] += 1 }
         let keyframe = contributions.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }
             .map { map.keyframes[$0.key].id }
-        // The first pose rests on the candidates' matches alone; with depth, the points around
-        // its keyframe are matched by projection from it and the pose refined on them all (as
-        // tracking does). The checks then judge the pose that would be used, on its support.
+        // The first pose rests on the candidates' matches alone; the points around its keyframe
+        // are matched by projection from it and the pose refined on them all (as tracking
+        // does). The checks then judge the pose that would be used, on its support.
         var worldToCamera = estimate.worldToCamera
-        var support = (world: world.indices.filter { estimate.inliers[$0] }.map { world[$0] },
-                       image: image.indices.filter { estimate.inliers[$0] }.map { image[$0] })
-        var rmsError = estimate.rmsReprojectionError
-        if let depth, let keyframe, let reference = map.index(ofKeyframe: keyframe) {
+        var support = matches.indices.filter { estimate.inliers[$0] }.map {
+            Support(world: world[$0], keypoint: keypoints[matches[$0].query])
+        }
+        if let keyframe, let reference = map.index(ofKeyframe: keyframe) {
             let local = LocalMap(map, reference: reference, neighbours: options.localMap.neighbours)
             let search = ProjectedFeatureSearch(features, width: width, height: height)
             if let refined = local.track(search, depth: depth, width: width, height: height,
                                          predicted: estimate.worldToCamera, intrinsics: intrinsics, options: options.localMap),
-                refined.tracked.count > support.world.count
+                refined.tracked.count > support.count
             {
                 worldToCamera = refined.worldToCamera
-                support = (refined.tracked.map { local.positions[$0.landmark] }, refined.tracked.map { keypoints[$0.feature].location })
-                rmsError = Self.rmsReprojectionError(support, worldToCamera: worldToCamera, intrinsics: intrinsics)
+                support = refined.tracked.map { Support(world: local.positions[$0.landmark], keypoint: keypoints[$0.feature]) }
             }
         }
+        guard support.count >= options.minimumInliers else {
+            return Relocalization(reason: .tooFewInliers, inliers: support.count)
+        }
         let cameraToWorld = worldToCamera.inverse
-        var result = Relocalization(reason: .relocalized, cameraToWorld: cameraToWorld, inliers: support.world.count,
+        let rmsError = Self.rmsReprojectionError(support, worldToCamera: worldToCamera, intrinsics: intrinsics)
+        var result = Relocalization(reason: .relocalized, cameraToWorld: cameraToWorld, inliers: support.count,
                                     keyframe: keyframe, rmsReprojectionError: rmsError)
         let uncertainty = PoseUncertainty(
-            worldPoints: support.world, imagePoints: support.image, inliers: [Bool](repeating: true, count: support.world.count),
+            worldPoints: support.map(\.world), imagePoints: support.map(\.pixel), sigmas: support.map(\.sigma),
             worldToCamera: worldToCamera, intrinsics: intrinsics, rmsError: rmsError)
         result.centreUncertainty = uncertainty?.centre
         if rmsError > options.maximumReprojectionError
@@ -166,7 +183,7 @@ public final class Relocalizer {
         {
             result.reason = .ambiguous
         } else if let depth, let disagreement = Self.depthDisagreement(
-            world: support.world, image: support.image, worldToCamera: worldToCamera, depth: depth, width: width, height: height),
+            support, worldToCamera: worldToCamera, depth: depth, width: width, height: height),
             disagreement > options.maximumDepthDisagreement
         {
             result.reason = .depthDisagrees
@@ -175,17 +192,16 @@ public final class Relocalizer {
         return result
     }
 
-    private static func rmsReprojectionError(_ support: (world: [SIMD3<Double>], image: [Point2]), worldToCamera: RigidTransform,
-                                             intrinsics k: Intrinsics) -> Double
-    {
+    /// In units of each point's pixel deviation (the feature's octave scale), as the refinement weighs them.
+    private static func rmsReprojectionError(_ support: [Support], worldToCamera: RigidTransform, intrinsics k: Intrinsics) -> Double {
         var sum = 0.0
-        for (point, pixel) in zip(support.world, support.image) {
-            let p = worldToCamera.apply(point)
-            let dx = k.fx * p.x / p.z + k.cx - pixel.x
-            let dy = k.fy * p.y / p.z + k.cy - pixel.y
-            sum += dx * dx + dy * dy
+        for point in support {
+            let p = worldToCamera.apply(point.world)
+            let dx = k.fx * p.x / p.z + k.cx - point.pixel.x
+            let dy = k.fy * p.y / p.z + k.cy - point.pixel.y
+            sum += (dx * dx + dy * dy) / (point.sigma * point.sigma)
         }
-        return (sum / Double(max(1, support.world.count))).squareRoot()
+        return (sum / Double(max(1, support.count))).squareRoot()
     }
 
     /// The pose the correspondences left over by `best` support, when they support one with
@@ -205,17 +221,30 @@ public final class Relocalizer {
 
     /// The median relative difference between predicted and measured depth over the support
     /// where depth is measured, or nil when fewer than 10 have it.
-    private static func depthDisagreement(world: [SIMD3<Double>], image: [Point2], worldToCamera: RigidTransform,
-                                          depth: [Float], width: Int, height: Int) -> Double?
+    private static func depthDisagreement(_ support: [Support], worldToCamera: RigidTransform, depth: [Float], width: Int,
+                                          height: Int) -> Double?
     {
         precondition(depth.count == width * height, "depth and image sizes differ")
         var differences: [Double] = []
-        for i in world.indices {
-            guard let measured = depthAt(image[i], depth: depth, width: width, height: height) else { continue }
-            differences.append(abs(worldToCamera.apply(world[i]).z - measured) / measured)
+        for point in support {
+            guard let measured = depthAt(point.pixel, depth: depth, width: width, height: height) else { continue }
+            differences.append(abs(worldToCamera.apply(point.world).z - measured) / measured)
         }
         guard differences.count >= 10 else { return nil }
         differences.sort()
         return differences[differences.count / 2]
+    }
+}
+
+/// A map point and the frame feature that sees it, with that feature's pixel deviation.
+private struct Support {
+    var world: SIMD3<Double>
+    var pixel: Point2
+    var sigma: Double
+
+    init(world: SIMD3<Double>, keypoint: Keypoint) {
+        self.world = world
+        pixel = keypoint.location
+        sigma = pow(1.2, Double(keypoint.octave))
     }
 }
