@@ -84,6 +84,11 @@ public struct FrameRecord: Codable, Sendable {
     public var error: String?
     /// Camera-to-world 4×4; absent while relocalizing.
     public var pose: [Double]?
+    /// What gave the pose (`PoseSource`: local_map, odometry, recorded, relocalization,
+    /// image_anchor); absent with the pose.
+    public var poseSource: String?
+    /// Map points the frame tracked (the inliers of its pose); with `poseSource`.
+    public var trackedPoints: Int?
     public var tracking: TrackingStateRecord?
     public var mapping: String?
     public var events: [TrackingEventRecord]?
@@ -112,6 +117,8 @@ public struct FrameRecord: Codable, Sendable {
         timestamp = result.timestamp
         if let update = result.tracking {
             pose = update.cameraToWorld?.record
+            poseSource = update.poseSource?.rawValue
+            trackedPoints = update.poseSource.map { _ in update.trackedPoints }
             tracking = TrackingStateRecord(update.state)
             mapping = update.mapping.rawValue
             events = update.events.map(TrackingEventRecord.init)

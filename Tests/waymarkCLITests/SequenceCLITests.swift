@@ -29,6 +29,11 @@ import WaymarkRecords
         // The room's floor and the table are among them, named as such.
         let kinds = finalPlanes.map(\.classification)
         #expect(kinds.contains("floor") && kinds.contains("table") && kinds.contains("wall"), "\(kinds)")
+        // Each posed frame says its pose is the recording's, except where the map found it again.
+        let posed = frames.filter { $0.pose != nil }
+        #expect(posed.allSatisfy { $0.poseSource == "recorded" || $0.poseSource == "relocalization" },
+                "\(Set(posed.map { $0.poseSource ?? "none" }))")
+        #expect(frames.filter { $0.pose == nil }.allSatisfy { $0.poseSource == nil && $0.trackedPoints == nil })
         // Timestamps jump over the interruption.
         let stamps = frames.map(\.timestamp)
         #expect(zip(stamps, stamps.dropFirst()).contains { $1 - $0 > 3 })
@@ -49,6 +54,13 @@ import WaymarkRecords
         #expect(result.status == 0, "\(result.stderr)")
         let records = try ProcessOutput(result.stdout)
         #expect(records.header.source.poses == "odometry")
+        // The first frame is placed by odometry alone (no map yet); after it, this textured room
+        // is tracked by its features against the map, on at least ORB-SLAM's 30 points.
+        let frames = records.frames
+        #expect(frames.first?.poseSource == "odometry")
+        let byMap = frames.dropFirst().filter { $0.poseSource == "local_map" }
+        #expect(byMap.count >= 25, "\(frames.map { $0.poseSource ?? "none" })")
+        #expect(byMap.allSatisfy { ($0.trackedPoints ?? 0) >= 30 }, "\(byMap.map(\.trackedPoints))")
         let estimate = try Trajectory(tumFile: trajectoryPath)
         #expect(estimate.samples.count == 30)
         // The truth, in the first camera's world.
