@@ -212,8 +212,8 @@ struct RelocalizationSuite {
               + "with a ground truth), keyframes where a frame tracks under 75 % of its reference keyframe's trackable points, redundant ones culled. Each even frame "
               + "then relocalizes on its own. Table-top: the camera circles the table once in 20 s at 0.3–0.6 m; room: the "
               + "walk-through's scan.\n")
-        print("| sequence | scale | odd / even frames | keyframes | right | wrong | median error cm / ° | ms per attempt, median | p90 |")
-        print("|---|---|---|---|---|---|---|---|---|")
+        print("| sequence | scale | odd / even frames | keyframes | method | right | wrong | median error cm / ° | ms per attempt, median | p90 |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         var all: [String: [Attempt]] = [:]
         for (scale, script) in [("table-top", Walkthrough.Script.tableTop), ("room", .standard)] {
             for fps in [2.0, 10] {
@@ -228,15 +228,27 @@ struct RelocalizationSuite {
                                    error: result.cameraToWorld.map { $0.difference(to: frame.cameraToWorld) })
                 }
                 all[scale, default: []] += attempts
-                let errors = attempts.compactMap(\.error)
-                let median = errors.isEmpty ? "–"
-                    : "\(format(Summary(errors.map { $0.translation * 100 }).median, 2)) / \(format(Summary(errors.map(\.rotationDegrees)).median, 2))"
-                let times = Summary(attempts.map(\.ms))
-                print("| \(script == .standard ? "walk-through scan" : "table-top"), \(format(fps, 0)) fps | \(scale) "
-                      + "| \(walk.frames.count - attempts.count) / \(attempts.count) | \(map.keyframes.count) "
-                      + "| \(attempts.filter(\.isRight).count)/\(attempts.count) | \(attempts.filter(\.isWrong).count) | \(median) "
-                      + "| \(format(times.median, 1))" + refusals(attempts) + " | \(format(times.p90, 1)) |")
+                let name = "\(script == .standard ? "walk-through scan" : "table-top"), \(format(fps, 0)) fps"
+                func row(_ method: String, _ attempts: [Attempt], first: Bool) {
+                    let errors = attempts.compactMap(\.error)
+                    let median = errors.isEmpty ? "–"
+                        : "\(format(Summary(errors.map { $0.translation * 100 }).median, 2)) / \(format(Summary(errors.map(\.rotationDegrees)).median, 2))"
+                    let times = Summary(attempts.map(\.ms))
+                    print((first ? "| \(name) | \(scale) | \(walk.frames.count - attempts.count) / \(attempts.count) | \(map.keyframes.count) " : "|  |  |  |  ")
+                          + "| \(method) | \(attempts.filter(\.isRight).count)/\(attempts.count) | \(attempts.filter(\.isWrong).count) | \(median) "
+                          + "| \(format(times.median, 1))" + refusals(attempts) + " | \(format(times.p90, 1)) |")
+                }
+                row("Waymark", attempts, first: true)
+                if let baseline {
+                    let c = Case(name: name, map: map, queries: walk.evenFrames)
+                    let reply = try baseline.run(task: try task([c], walk), as: Reply.self)
+                    row("OpenCV baseline", theirs(reply.maps[0], c, walk), first: false)
+                }
             }
+        }
+        if baseline != nil {
+            print("\nBaseline: OpenCV (Debian's python3-opencv) on the same keyframes and frames, ORB 1000 + brute-force matching "
+                  + "against every keyframe + solvePnPRansac, 50 inliers to accept.")
         }
         print()
         for (scale, attempts) in all {
