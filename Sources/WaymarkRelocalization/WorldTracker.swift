@@ -24,8 +24,9 @@ public struct WorldTrackingOptions: Sendable {
     public var relocalization = RelocalizationOptions()
     /// When set, loops are closed with the engine's own tracking (a recorded pose is trusted as
     /// it is). Off by default: on the coaching walk-through it took the keyframes' ATE from 168
-    /// to 25 cm, but over the looped walk-through (a 2 m jump in each loop) the map grew to 727
-    /// keyframes and +229 MB in 10 minutes (Benchmarks/RESULTS.md, 2026-12-05, loop closure).
+    /// to 2.3 cm, but over the looped walk-through (a 2 m jump in each loop) the map still grew
+    /// to 651 keyframes and 174 anchors in 10 minutes, against 245 and 15 without it
+    /// (Benchmarks/RESULTS.md, 2026-12-06).
     public var loopClosure: LoopClosureOptions?
     /// A keyframe needs this many features with depth.
     public var minimumKeyframePoints = 50

@@ -22,42 +22,51 @@ import WaymarkVision
         zip(a, b).map { (($0 - $1) * ($0 - $1)).sum().squareRoot() }.max() ?? .infinity
     }
 
-    /// Six keyframes along a bent path whose drift grew with the distance travelled (up to
-    /// 30 cm and 6° at the last): with the last put where the first place says it is, every
-    /// keyframe and point comes back to the truth (to 1e-9), the first keyframe stays, and a
-    /// point two keyframes hold moves with the first of them.
-    @Test func aDriftThatGrewAlongThePathIsUndoneExactly() {
-        let drifted = (0..<6).map { k in
+    /// Six keyframes along a bent path, keyframe k holding `shared[k]` of the points of the one
+    /// before (as tracking from one to the next leaves them; none: tracking broke there).
+    static func bentPath(shared: [Int]) -> (poses: [RigidTransform], held: [[SIMD3<Double>]]) {
+        let poses = (0..<6).map { k in
             RigidTransform(rotation: [1, 0, 0, 0, 1, 0, 0, 0, 1], translation: [0.4 * Double(k), 0, -0.1 * Double(k * k)])
         }
-        var travelled = [0.0]
-        for k in 1..<6 {
-            let step = drifted[k].translationVector - drifted[k - 1].translationVector
-            travelled.append(travelled[k - 1] + (step * step).sum().squareRoot())
-        }
+        var held = poses.indices.map { Self.points(seenFrom: poses[$0], seed: UInt64(10 + $0)) }
+        // The points keyframe k takes are among the last of k − 1's, which it did not take itself.
+        for k in 1..<6 { held[k].replaceSubrange(0..<shared[k], with: held[k - 1][(50 - shared[k])..<50]) }
+        return (poses, held)
+    }
+
+    static let drift: RigidTransform = {
         let angle = 6 * Double.pi / 180
-        let drift = RigidTransform(rotation: [cos(angle), 0, sin(angle), 0, 1, 0, -sin(angle), 0, cos(angle)],
-                                   translation: [0.1, -0.2, 0.2])
-        let corrections = travelled.map { drift.share($0 / travelled[5]) }
-        let truePoses = zip(corrections, drifted).map { ($0 * $1).orthonormalized }
-        var held = drifted.indices.map { Self.points(seenFrom: drifted[$0], seed: UInt64(10 + $0)) }
-        // Keyframe 3 also holds ten of keyframe 2's points.
-        held[3].replaceSubrange(0..<10, with: held[2][0..<10])
-        var map = WorldMap(keyframes: drifted.indices.map { k in
-            LocalAdjustmentTests.keyframe(k, pose: drifted[k], truePose: drifted[k], held: held[k], truth: held[k])
+        return RigidTransform(rotation: [cos(angle), 0, sin(angle), 0, 1, 0, -sin(angle), 0, cos(angle)],
+                              translation: [0.1, -0.2, 0.2])
+    }()
+
+    /// The last keyframe, drifted 30 cm and 6°, put where the first place says it is: each
+    /// link between keyframes takes a part of the correction in inverse proportion to the
+    /// points it shares plus one (a link held by few points is a weak one), a link that shares
+    /// none the most. Every keyframe and point comes back to the truth (to 1e-9), the first
+    /// keyframe stays, and a point two keyframes hold moves with the first.
+    @Test func theCorrectionGoesWhereTheLinksAreWeakest() {
+        let shared = [0, 10, 20, 0, 40, 10]
+        let path = Self.bentPath(shared: shared)
+        var weight = [0.0]
+        for k in 1..<6 { weight.append(weight[k - 1] + 1 / Double(shared[k] + 1)) }
+        let corrections = weight.map { Self.drift.share($0 / weight[5]) }
+        var map = WorldMap(keyframes: path.poses.indices.map { k in
+            LocalAdjustmentTests.keyframe(k, pose: path.poses[k], truePose: path.poses[k], held: path.held[k], truth: path.held[k])
         })
-        let reported = map.spreadCorrection(of: 5, to: truePoses[5], after: 0)
+        let reported = map.spreadCorrection(of: 5, to: (Self.drift * path.poses[5]).orthonormalized, after: 0)
         #expect(reported.count == 6 && reported[0].correction == .identity)
-        #expect(map.keyframes[0].cameraToWorld == drifted[0] && map.keyframes[0].points == held[0])
-        for k in 1..<6 {
-            let error = map.keyframes[k].cameraToWorld.difference(to: truePoses[k])
+        // The break after keyframe 2 took more than half of it.
+        #expect(weight[3] - weight[2] > weight[5] / 2)
+        for k in 0..<6 {
+            let error = map.keyframes[k].cameraToWorld.difference(to: (corrections[k] * path.poses[k]).orthonormalized)
             #expect(error.translation < 1e-9 && error.rotationDegrees < 1e-7, "keyframe \(k): \(error)")
-            let firstHolder = k == 3 ? [Int](repeating: 2, count: 10) + [Int](repeating: 3, count: 40) : [Int](repeating: k, count: 50)
-            let truth = held[k].indices.map { corrections[firstHolder[$0]].apply(held[k][$0]) }
+            let truth = path.held[k].indices.map { corrections[$0 < shared[k] ? k - 1 : k].apply(path.held[k][$0]) }
             #expect(Self.largestError(map.keyframes[k].points, truth) < 1e-9, "keyframe \(k)")
         }
-        // Still one landmark: keyframes 2 and 3 share those ten points.
-        #expect(map.covisible(with: 3).first { $0.keyframe == 2 }?.shared == 10)
+        #expect(map.keyframes[0].points == path.held[0])
+        // Still one landmark: keyframes 3 and 4 share those forty points.
+        #expect(map.covisible(with: 4).first { $0.keyframe == 3 }?.shared == 40)
     }
 
     /// A keyframe back at an earlier place, its 50 points placed 1 cm off the place's own: all
