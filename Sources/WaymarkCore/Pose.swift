@@ -103,21 +103,24 @@ extension RigidTransform {
         let r = rotation
         let cosine = max(-1, min(1, (r[0] + r[4] + r[8] - 1) / 2))
         let angle = acos(cosine)
-        var axis = SIMD3(r[7] - r[5], r[2] - r[6], r[3] - r[1])
+        let axis = SIMD3(r[7] - r[5], r[2] - r[6], r[3] - r[1])
         let length = (axis * axis).sum().squareRoot()
-        let turned: [Double]
-        if angle < 1e-12 || length < 1e-15 {
-            turned = RigidTransform.identity.rotation
-        } else {
-            axis /= length
-            let (a, c, v) = (s * angle, cos(s * angle), 1 - cos(s * angle))
-            let sine = sin(a)
-            let (x, y, z) = (axis.x, axis.y, axis.z)
-            turned = [c + x * x * v, x * y * v - z * sine, x * z * v + y * sine,
-                      y * x * v + z * sine, c + y * y * v, y * z * v - x * sine,
-                      z * x * v - y * sine, z * y * v + x * sine, c + z * z * v]
-        }
+        let turned = angle < 1e-12 || length < 1e-15 ? RigidTransform.identity.rotation
+            : Self.rotation(rotationVector: axis / length * (s * angle))
         return RigidTransform(rotation: turned, translation: translation.map { $0 * s })
+    }
+
+    /// The row-major rotation matrix of a rotation vector (its axis, times its angle in
+    /// radians): Rodrigues' formula, to first order below 1e-12 rad.
+    public static func rotation(rotationVector w: SIMD3<Double>) -> [Double] {
+        let angle = (w * w).sum().squareRoot()
+        guard angle > 1e-12 else { return [1, -w.z, w.y, w.z, 1, -w.x, -w.y, w.x, 1] }
+        let a = w / angle
+        let (c, s) = (cos(angle), sin(angle))
+        let t = 1 - c
+        return [c + t * a.x * a.x, t * a.x * a.y - s * a.z, t * a.x * a.z + s * a.y,
+                t * a.x * a.y + s * a.z, c + t * a.y * a.y, t * a.y * a.z - s * a.x,
+                t * a.x * a.z - s * a.y, t * a.y * a.z + s * a.x, c + t * a.z * a.z]
     }
 }
 

@@ -163,19 +163,7 @@ struct Matrix3 {
     }
 
     /// Rodrigues' formula.
-    init(rotationVector w: SIMD3<Double>) {
-        let angle = (w * w).sum().squareRoot()
-        guard angle > 1e-12 else {
-            self.init([1, -w.z, w.y, w.z, 1, -w.x, -w.y, w.x, 1])
-            return
-        }
-        let a = w / angle
-        let (c, s) = (cos(angle), sin(angle))
-        let t = 1 - c
-        self.init([c + t * a.x * a.x, t * a.x * a.y - s * a.z, t * a.x * a.z + s * a.y,
-                   t * a.x * a.y + s * a.z, c + t * a.y * a.y, t * a.y * a.z - s * a.x,
-                   t * a.x * a.z - s * a.y, t * a.y * a.z + s * a.x, c + t * a.z * a.z])
-    }
+    init(rotationVector w: SIMD3<Double>) { self.init(RigidTransform.rotation(rotationVector: w)) }
 
     var elements: [Double] { [r0.x, r0.y, r0.z, r1.x, r1.y, r1.z, r2.x, r2.y, r2.z] }
 
