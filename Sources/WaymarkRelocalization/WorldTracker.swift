@@ -26,7 +26,7 @@ public struct WorldTrackingOptions: Sendable {
     /// it is). Off by default: on the coaching walk-through it took the keyframes' ATE from 168
     /// to 2.3 cm, but over the looped walk-through (a 2 m jump in each loop) the map still grew
     /// to 651 keyframes and 174 anchors in 10 minutes, against 245 and 15 without it
-    /// (Benchmarks/RESULTS.md, 2026-12-06).
+    /// (Benchmarks/RESULTS.md, 2026-12-06). `waymark process --loop-closure` sets it.
     public var loopClosure: LoopClosureOptions?
     /// A keyframe needs this many features with depth.
     public var minimumKeyframePoints = 50

@@ -12,7 +12,7 @@ enum ProcessCommand: Command {
                                [--depth-scale S] [--gravity x,y,z] [--fps N] [--trajectory FILE]
                                [--interrupt START:COUNT]... [--place NAME:FRAME:X,Y]... [--save-map FILE]
                                [--load-map FILE]
-                               [--relocalization-timeout SECONDS] [--output FILE] [--quiet]
+                               [--relocalization-timeout SECONDS] [--loop-closure] [--output FILE] [--quiet]
                (both) [--goal GOAL] [--language en|zh-Hans|zh-Hant]
 
         Follows the active reference images through VIDEO (a video file, or a FOLDER of images
@@ -65,6 +65,10 @@ enum ProcessCommand: Command {
           --relocalization-timeout SECONDS
                               SEQUENCE: give relocalization up after this long (stream time) and
                               start a new world (default: keep trying)
+          --loop-closure      SEQUENCE without recorded poses: when the camera comes back to a
+                              place mapped long before, correct the path since and the anchors
+                              ("loop_closed" and "moved" in the records). Off by default: over a
+                              long looped recording it can make the map grow (docs/ARCHITECTURE.md)
           --goal GOAL         what coaching works towards (done once reached): tracking,
                               horizontal_surface, vertical_surface, any_surface (SEQUENCE default)
                               or image (VIDEO default)
@@ -78,11 +82,11 @@ enum ProcessCommand: Command {
         "--trajectory", "--interrupt", "--relocalization-timeout", "--save-map", "--load-map", "--place", "--language",
         "--goal", "--report",
     ]
-    static let flagOptions: Set<String> = ["--auto-select", "--quiet", "--help"]
+    static let flagOptions: Set<String> = ["--auto-select", "--quiet", "--help", "--loop-closure"]
     /// Options that only an input with depth can use.
     static let depthOptions = [
         "--depth-scale", "--gravity", "--trajectory", "--interrupt", "--save-map", "--load-map", "--place",
-        "--relocalization-timeout",
+        "--relocalization-timeout", "--loop-closure",
     ]
 
     static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode {
@@ -106,6 +110,10 @@ enum ProcessCommand: Command {
                 throw WaymarkError(.usage, "\(option) needs an RGB-D SEQUENCE; \(input) has no depth")
             }
             guard hasReferences else { throw WaymarkError(.usage, "--references is required for a VIDEO or image FOLDER; see --help") }
+        }
+        if arguments.flag("--loop-closure"), let poses = info.recordedPoses {
+            throw WaymarkError(.usage, "--loop-closure corrects the engine's own tracking; \(input) has recorded poses"
+                               + (poses == .groundtruth ? " (groundtruth.txt)" : "") + ", which are used as they are")
         }
         if info.hasDepth, !arguments.has("--goal") { coaching.goal = .anySurface }
         let plan = SessionRunner.Plan(dropped: try SessionSetup.droppedFrames(arguments, frameCount: info.frameCount),

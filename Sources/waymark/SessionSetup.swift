@@ -35,6 +35,7 @@ enum SessionSetup {
             }
             configuration.tracking.relocalizationTimeout = seconds
         }
+        if arguments.flag("--loop-closure") { configuration.tracking.loopClosure = LoopClosureOptions() }
         if let gravity = try arguments.value("--gravity") { configuration.planeMap.down = try PlanesCommand.parseGravity(gravity) }
         configuration.worldMap = try arguments.value("--load-map").map { (path: String) throws(WaymarkError) in
             try WorldMap(contentsOf: path)

@@ -96,6 +96,7 @@ import WaymarkSamples
         let cases: [([String], String)] = [
             (["process", setup.frames, "--group", "hall"], "--group chooses among reference images: it needs --references"),
             (["process", setup.frames, "--references", setup.reference, "--save-map", setup.path("m.waymap")], "--save-map needs an RGB-D SEQUENCE"),
+            (["process", setup.frames, "--references", setup.reference, "--loop-closure"], "--loop-closure needs an RGB-D SEQUENCE"),
             (["process", setup.frames, "--references", setup.reference, "--fps", "1e9"], "--fps must be"),
             (["demo", "--size", "100000x100000"], "--size must be"),
             (["demo", "--fps", "1e9"], "--fps must be"),

@@ -34,6 +34,9 @@ import WaymarkRecords
         #expect(posed.allSatisfy { $0.poseSource == "recorded" || $0.poseSource == "relocalization" },
                 "\(Set(posed.map { $0.poseSource ?? "none" }))")
         #expect(frames.filter { $0.pose == nil }.allSatisfy { $0.poseSource == nil && $0.trackedPoints == nil })
+        // Recorded poses are used as they are: there is no loop of the engine's tracking to close.
+        let loops = try CLI.run(["process", scratch.path("walk"), "--loop-closure", "--quiet"])
+        #expect(loops.status == 64 && loops.stderr.contains("has recorded poses (groundtruth.txt)"), "\(loops.stderr)")
         // Timestamps jump over the interruption.
         let stamps = frames.map(\.timestamp)
         #expect(zip(stamps, stamps.dropFirst()).contains { $1 - $0 > 3 })
@@ -49,7 +52,8 @@ import WaymarkRecords
         let trajectoryPath = scratch.path("trajectory.txt")
         // Gravity in the first camera's coordinates (the world without recorded poses).
         let down = walk.frames[0].cameraToWorld.applyInverseRotation(SIMD3(0, -1, 0))
-        let result = try CLI.run(["process", sequence.path, "--trajectory", trajectoryPath, "--quiet",
+        // Loop closure on: a path that comes back nowhere is tracked as without it.
+        let result = try CLI.run(["process", sequence.path, "--trajectory", trajectoryPath, "--quiet", "--loop-closure",
                                   "--gravity", "\(down.x),\(down.y),\(down.z)"])
         #expect(result.status == 0, "\(result.stderr)")
         let records = try ProcessOutput(result.stdout)
