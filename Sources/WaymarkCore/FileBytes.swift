@@ -13,7 +13,7 @@ public func readFileBytes(_ path: String, maxBytes: Int = .max) throws(WaymarkEr
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { throw WaymarkError(.badData, "cannot read \(path): \(String(cString: strerror(errno)))") }
     defer { close(descriptor) }
-    let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+    let bytes = [UInt8](uninitializedCapacity: size) { buffer, count in
         count = 0
         while count < size, let start = buffer.baseAddress {
             let n = read(descriptor, start + count, size - count)

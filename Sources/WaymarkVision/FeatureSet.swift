@@ -113,7 +113,7 @@ public final class FeatureSet {
     }
 
     public var keypoints: [Keypoint] {
-        let raw = [cs_keypoint](unsafeUninitializedCapacity: count) { buffer, n in
+        let raw = [cs_keypoint](uninitializedCapacity: count) { buffer, n in
             checkInvariant { cs_features_copy_keypoints(handle, buffer.baseAddress, buffer.count, $0) }
             n = buffer.count
         }
@@ -133,7 +133,7 @@ public final class FeatureSet {
     }
 
     public var descriptors: [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: count * FeatureSet.descriptorBytes) { buffer, n in
+        [UInt8](uninitializedCapacity: count * FeatureSet.descriptorBytes) { buffer, n in
             checkInvariant { cs_features_copy_descriptors(handle, buffer.baseAddress, buffer.count, $0) }
             n = buffer.count
         }

@@ -43,7 +43,7 @@ public final class FrameMeter {
     /// pixels), as `FrameMeasurement.sharpness` is for the whole frame.
     public func sharpness(in regions: [SIMD4<Double>]) -> [Double] {
         let rects = regions.map { cs_rect(x: $0.x, y: $0.y, width: $0.z, height: $0.w) }
-        return [Double](unsafeUninitializedCapacity: rects.count) { buffer, n in
+        return [Double](uninitializedCapacity: rects.count) { buffer, n in
             checkInvariant { cs_frame_meter_region_sharpness(handle, rects, rects.count, buffer.baseAddress, $0) }
             n = rects.count
         }

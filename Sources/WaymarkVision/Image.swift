@@ -60,7 +60,7 @@ public final class Image {
     }
 
     public var pixels: [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: width * height * channels) { buffer, count in
+        [UInt8](uninitializedCapacity: width * height * channels) { buffer, count in
             checkInvariant { cs_image_copy_pixels(handle, buffer.baseAddress, buffer.count, $0) }
             count = buffer.count
         }
@@ -78,7 +78,7 @@ public final class Image {
     public func colored() -> Image {
         if channels == 3 { return self }
         let values = pixels
-        let bgr = [UInt8](unsafeUninitializedCapacity: values.count * 3) { buffer, count in
+        let bgr = [UInt8](uninitializedCapacity: values.count * 3) { buffer, count in
             for (i, value) in values.enumerated() {
                 buffer[3 * i] = value
                 buffer[3 * i + 1] = value

@@ -14,7 +14,7 @@ extension FeatureSet {
     ) -> [FeatureMatch] {
         precondition(radius > 0 && maxSizeRatio >= 1 && ratio > 0 && ratio <= 1,
                      "matching by projection needs radius > 0, maxSizeRatio ≥ 1 and a ratio in (0, 1]")
-        let found = [cs_match](unsafeUninitializedCapacity: count) { buffer, n in
+        let found = [cs_match](uninitializedCapacity: count) { buffer, n in
             homography.elements.withUnsafeBufferPointer { h in
                 var written = 0
                 checkInvariant {

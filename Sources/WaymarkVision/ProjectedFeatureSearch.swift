@@ -13,7 +13,7 @@ extension FeatureSet {
     /// The descriptors, one packed value per feature.
     public var packedDescriptors: [PackedDescriptor] {
         let bytes = descriptors
-        return [PackedDescriptor](unsafeUninitializedCapacity: count) { buffer, n in
+        return [PackedDescriptor](uninitializedCapacity: count) { buffer, n in
             bytes.withUnsafeBytes { raw in
                 for i in 0..<count {
                     let base = i * FeatureSet.descriptorBytes

@@ -30,7 +30,7 @@ public struct Raster: Sendable {
         }
         try limits.checkPixels(width: width, height: height, of: path)
         let count = width * height
-        values = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
+        values = [Float](uninitializedCapacity: count) { buffer, initialized in
             checkInvariant { cs_raster_copy_values(out, buffer.baseAddress, buffer.count, $0) }
             initialized = count
         }

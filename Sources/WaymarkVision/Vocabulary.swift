@@ -31,7 +31,7 @@ public final class Vocabulary {
 
     /// The word of each feature, in order.
     public func words(of features: FeatureSet) -> [UInt32] {
-        [UInt32](unsafeUninitializedCapacity: features.count) { buffer, n in
+        [UInt32](uninitializedCapacity: features.count) { buffer, n in
             checkInvariant { cs_vocabulary_quantize(handle, features.handle, buffer.baseAddress, buffer.count, $0) }
             n = buffer.count
         }
