@@ -92,7 +92,7 @@ struct LocalMap {
                 let keypoint = frame.keypoints[m.feature]
                 return PoseObservation(world: positions[m.landmark], pixel: keypoint.location,
                                        depth: depth.flatMap { depthAt(keypoint.location, depth: $0, width: width, height: height) },
-                                       sigma: pow(1.2, Double(keypoint.octave)))
+                                       sigma: keypoint.octaveScale)
             }
             let refined = refinePose(pose, observations: observations, intrinsics: k, options: options.refinement)
             guard refined.inlierCount >= options.minimumTracked else { return nil }

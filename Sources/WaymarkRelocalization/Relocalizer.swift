@@ -1,4 +1,3 @@
-import Foundation
 import WaymarkCore
 import WaymarkVision
 
@@ -245,6 +244,6 @@ private struct Support {
     init(world: SIMD3<Double>, keypoint: Keypoint) {
         self.world = world
         pixel = keypoint.location
-        sigma = pow(1.2, Double(keypoint.octave))
+        sigma = keypoint.octaveScale
     }
 }

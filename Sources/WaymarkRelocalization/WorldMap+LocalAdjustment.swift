@@ -87,7 +87,7 @@ extension WorldMap {
                 let depth = keyframe.depths[i]
                 observations.append(BundleObservation(pose: slot, point: j, pixel: keypoints[i].location,
                                                       depth: depth > 0 ? Double(depth) : nil,
-                                                      sigma: pow(1.2, Double(keypoints[i].octave))))
+                                                      sigma: keypoints[i].octaveScale))
                 owners.append((slot, i))
             }
         }

@@ -1,4 +1,5 @@
 import CSupport
+import Foundation
 import WaymarkCore
 
 public struct Keypoint: Equatable, Sendable {
@@ -16,6 +17,10 @@ public struct Keypoint: Equatable, Sendable {
         self.response = response
         self.octave = octave
     }
+
+    /// How much coarser its pyramid level is than the image (ORB's 1.2 per octave): the
+    /// standard deviation of its location, pixels, as pose refinement weighs it.
+    public var octaveScale: Double { pow(1.2, Double(octave)) }
 }
 
 /// How a pyramid level chooses the corners it keeps.
