@@ -17,6 +17,14 @@ public struct Intrinsics: Equatable, Sendable, Codable {
         Point2(fx * p.x / p.z + cx, fy * p.y / p.z + cy)
     }
 
+    /// Where a point in camera coordinates lands in a `width`×`height` image; nil when it is
+    /// outside, or behind or within 5 cm of the camera.
+    public func pixel(seeing p: SIMD3<Double>, width: Int, height: Int) -> Point2? {
+        guard p.z > 0.05 else { return nil }
+        let pixel = project(p)
+        return pixel.x >= 0 && pixel.y >= 0 && pixel.x < Double(width) && pixel.y < Double(height) ? pixel : nil
+    }
+
     /// Parses "fx,fy,cx,cy".
     public init(parsing text: String) throws(WaymarkError) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {

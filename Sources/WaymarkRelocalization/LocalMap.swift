@@ -50,6 +50,12 @@ struct LocalMap {
         }
     }
 
+    /// How many of the points fall inside a `width`×`height` frame seen from `worldToCamera`:
+    /// what the frame should track if the pose is right.
+    func countInView(worldToCamera: RigidTransform, intrinsics k: Intrinsics, width: Int, height: Int) -> Int {
+        positions.count { k.pixel(seeing: worldToCamera.apply($0), width: width, height: height) != nil }
+    }
+
     /// Each frame feature's best point (`landmark` into `positions`), searched within `radius`
     /// (times the octave's scale) of where the point projects from `worldToCamera`.
     func match(_ frame: ProjectedFeatureSearch, worldToCamera: RigidTransform, intrinsics k: Intrinsics, width: Int,
@@ -62,9 +68,7 @@ struct LocalMap {
         var best = [(landmark: Int, distance: Int)](repeating: (-1, .max), count: frame.count)
         for (i, world) in positions.enumerated() {
             let p = SIMD3((rows.0 * world).sum(), (rows.1 * world).sum(), (rows.2 * world).sum()) + t
-            guard p.z > 0.05 else { continue }
-            let pixel = Point2(k.fx * p.x / p.z + k.cx, k.fy * p.y / p.z + k.cy)
-            guard pixel.x >= 0, pixel.y >= 0, pixel.x < Double(width), pixel.y < Double(height) else { continue }
+            guard let pixel = k.pixel(seeing: p, width: width, height: height) else { continue }
             let distance = (p * p).sum().squareRoot()
             let octave = max(0, octaves[i] + Int((log(distances[i] / distance) / logScale).rounded()))
             guard let found = frame.nearest(

@@ -105,6 +105,16 @@ public struct WorldMap {
         return shared.map { ($0.key, $0.value) }.sorted { $0.shared > $1.shared || ($0.shared == $1.shared && $0.keyframe > $1.keyframe) }
     }
 
+    /// The keyframe (index) with most points in a `width`×`height` view from `worldToCamera`;
+    /// nil when no keyframe has a point in it.
+    public func keyframeSeeingMost(from worldToCamera: RigidTransform, intrinsics: Intrinsics, width: Int, height: Int) -> Int? {
+        let counts = keyframes.map { keyframe in
+            keyframe.points.count { intrinsics.pixel(seeing: worldToCamera.apply($0), width: width, height: height) != nil }
+        }
+        guard let best = counts.indices.max(by: { counts[$0] < counts[$1] }), counts[best] > 0 else { return nil }
+        return best
+    }
+
     /// Distinct points: one seen from several keyframes counts once.
     public var pointCount: Int { holders.count }
 

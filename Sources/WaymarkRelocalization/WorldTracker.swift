@@ -314,7 +314,13 @@ public final class WorldTracker {
         -> TrackingUpdate?
     {
         guard isRelocalizing else { return nil }
-        resume(at: cameraToWorld, frame, reference: nil)
+        // The image's pose is coarser than the map's: tracking against the keyframe that sees
+        // most of the view refines it, or, where it is too far off to track, finds the frame in
+        // the map (`recover`), before a keyframe can be made at it. Nothing is aligned to this
+        // frame at this pose.
+        resume(at: cameraToWorld, frame, reference: map.keyframeSeeingMost(
+            from: cameraToWorld.inverse, intrinsics: intrinsics, width: frame.gray.width, height: frame.gray.height),
+            coarse: true)
         var adopted = update
         adopted.state = .normal
         adopted.mapping = .mapped
@@ -324,13 +330,13 @@ public final class WorldTracker {
         return adopted
     }
 
-    /// Tracking goes on from `pose`, in the map's world; `reference` (a keyframe index) when the
-    /// pose was found against one. Without one, the odometry carries the camera until a
-    /// keyframe is made.
-    private func resume(at pose: RigidTransform, _ frame: TrackingFrame, reference: Int?) {
+    /// Tracking goes on from `pose`, in the map's world; `reference` (a keyframe index): the
+    /// keyframe to track against. Without one, the odometry carries the camera until a
+    /// keyframe is made. A `coarse` pose does not anchor the dense alignment.
+    private func resume(at pose: RigidTransform, _ frame: TrackingFrame, reference: Int?, coarse: Bool = false) {
         enter(.tracking(lastPose: pose, velocity: .identity, failures: 0))
         if let recorded = frame.recordedPose { recordedToWorld = pose * recorded.inverse }
-        if frame.recordedPose == nil, let depth = frame.depth {
+        if frame.recordedPose == nil, !coarse, let depth = frame.depth {
             let prepared = prepare(frame, depth: depth)
             dense?.anchor(at: prepared, pose: pose)
             previous = (prepared, pose)
@@ -360,17 +366,21 @@ public final class WorldTracker {
         var source: PoseSource
         /// Frame feature → the map point it tracked.
         var tracked: [(feature: Int, point: SIMD3<Double>)] = []
-        var odometryFailed = false
+        /// Neither the map nor a trusted odometry located the frame: a step towards losing tracking.
+        var failed = false
         /// The frame prepared for dense alignment (nil for a recorded pose).
         var prepared: RGBDOdometry.Frame?
     }
 
     /// Where the frame is, when it follows on from the last: recorded; else by its features
     /// against the local map, refined by dense alignment to the anchor keyframe; else by dense
-    /// alignment alone (or, when that fails too, where the last frame was). The alignment starts
-    /// from the expected pose (`prealign`) and again from the features' pose where the two
-    /// disagree.
-    private func locate(_ frame: TrackingFrame, _ search: ProjectedFeatureSearch?, prealigned: Prealignment?) -> Located? {
+    /// alignment alone where the view has too little detail for features (or, when that fails
+    /// too, where the last frame was). The alignment starts from the expected pose (`prealign`)
+    /// and again from the features' pose where the two disagree. A detailed view whose features
+    /// miss the map points it should show is found in the whole map (`recover`).
+    private func locate(_ frame: TrackingFrame, features: FeatureSet, _ search: ProjectedFeatureSearch?,
+                        prealigned: Prealignment?) -> Located?
+    {
         if let recorded = frame.recordedPose {
             let pose = recordedToWorld * recorded
             return Located(cameraToWorld: pose, source: .recorded, tracked: points(search, seenFrom: pose, frame))
@@ -405,10 +415,35 @@ public final class WorldTracker {
             let pose = aligned.flatMap { agrees($0, with: byFeatures.pose, tracked: byFeatures.tracked) ? $0 : nil } ?? byFeatures.pose
             return Located(cameraToWorld: pose, source: .localMap, tracked: byFeatures.tracked, prepared: prepared)
         }
+        if let search, let localMap, features.count >= options.minimumFeatures,
+            localMap.countInView(worldToCamera: (aligned ?? guess).inverse, intrinsics: intrinsics, width: frame.gray.width,
+                                 height: frame.gray.height) >= options.localMap.minimumTracked
+        {
+            return recover(frame, features: features, search, depth: depth, prepared: prepared)
+                ?? Located(cameraToWorld: last, source: .odometry, failed: true, prepared: prepared)
+        }
         guard let aligned else {
-            return Located(cameraToWorld: last, source: .odometry, odometryFailed: true, prepared: prepared)
+            return Located(cameraToWorld: last, source: .odometry, failed: true, prepared: prepared)
         }
         return Located(cameraToWorld: aligned, source: .odometry, tracked: points(search, seenFrom: aligned, frame),
+                       prepared: prepared)
+    }
+
+    /// The frame found in the whole map, as after an interruption, when its features missed the
+    /// local map though the view has detail and the map's points should be in it: the
+    /// prediction was wrong (a fast turn, motion blur), and dense alignment from it is no more
+    /// to be trusted than the prediction (on the coaching walk-through it ran metres off in a
+    /// fast turn and mapped the error). ORB-SLAM2 relocalizes at this point too.
+    private func recover(_ frame: TrackingFrame, features: FeatureSet, _ search: ProjectedFeatureSearch, depth: [Float],
+                         prepared: RGBDOdometry.Frame) -> Located?
+    {
+        if relocalizer == nil { relocalizer = Relocalizer(map: map, options: options.relocalization) }
+        let found = relocalizer!.relocalize(features: features, width: frame.gray.width, height: frame.gray.height,
+                                            depth: depth, intrinsics: intrinsics)
+        guard let pose = found.cameraToWorld, let keyframe = found.keyframe, let index = map.index(ofKeyframe: keyframe)
+        else { return nil }
+        setReference(index)
+        return Located(cameraToWorld: pose, source: .relocalization, tracked: points(search, seenFrom: pose, frame),
                        prepared: prepared)
     }
 
@@ -443,7 +478,8 @@ public final class WorldTracker {
     {
         var events = events
         let search = localMap == nil ? nil : ProjectedFeatureSearch(features, width: frame.gray.width, height: frame.gray.height)
-        guard let located = locate(frame, search, prealigned: prealigned?.timestamp == frame.timestamp ? prealigned : nil)
+        guard let located = locate(frame, features: features, search,
+                                   prealigned: prealigned?.timestamp == frame.timestamp ? prealigned : nil)
         else {
             return TrackingUpdate(state: .notAvailable, mapping: map.keyframes.isEmpty ? .notAvailable : .limited,
                                   cameraToWorld: nil, poseSource: nil, trackedPoints: 0, events: events, relocalization: nil,
@@ -451,14 +487,16 @@ public final class WorldTracker {
         }
         var pose = located.cameraToWorld
         let previousFailures = if case .tracking(_, _, let failures) = state { failures } else { 0 }
-        let failures = located.odometryFailed ? previousFailures + 1 : 0
+        let failures = located.failed ? previousFailures + 1 : 0
+        // Found in the map after frames that were not: the jump from where those were put is no motion.
+        let jumped = located.source == .relocalization && previousFailures > 0
         if failures >= options.lostAfterFailures {
             events += interrupt(.trackingLost)
             return TrackingUpdate(state: isRelocalizing ? .limited(.relocalizing) : .notAvailable, mapping: .limited,
                                   cameraToWorld: nil, poseSource: nil, trackedPoints: 0, events: events, relocalization: nil,
                                   featureCount: features.count)
         }
-        let tooFast = lastPose.flatMap { last in
+        let tooFast = jumped ? false : lastPose.flatMap { last in
             lastTimestamp.map { t -> Bool in
                 let dt = max(frame.timestamp - t, 1e-3)
                 let d = pose.difference(to: last)
@@ -467,7 +505,7 @@ public final class WorldTracker {
         } ?? false
         let fewFeatures = features.count < options.minimumFeatures
         var quality: TrackingState =
-            fewFeatures ? .limited(.insufficientFeatures) : tooFast || located.odometryFailed ? .limited(.excessiveMotion) : .normal
+            fewFeatures ? .limited(.insufficientFeatures) : tooFast || located.failed ? .limited(.excessiveMotion) : .normal
         let share = followReference(located.tracked)
         var keyframePose: RigidTransform?
         if quality == .normal, let depth = frame.depth, share < options.keyframes.trackedShare {
@@ -475,11 +513,11 @@ public final class WorldTracker {
                                        events: &events)
         }
         // The camera's motion is measured before a keyframe moves it (an adjustment, a loop closed).
-        let velocity = located.odometryFailed ? .identity : lastPose.map { $0.inverse * pose } ?? .identity
+        let velocity = located.failed || jumped ? .identity : lastPose.map { $0.inverse * pose } ?? .identity
         if let keyframePose { pose = keyframePose }
         if let prepared = located.prepared {
-            if keyframePose != nil { dense?.anchor(at: prepared, pose: pose) }
-            previous = located.odometryFailed ? nil : (prepared, pose)
+            if keyframePose != nil || located.source == .relocalization { dense?.anchor(at: prepared, pose: pose) }
+            previous = located.failed ? nil : (prepared, pose)
         }
         if map.keyframes.isEmpty, quality == .normal { quality = .limited(.initializing) }
         enter(.tracking(lastPose: pose, velocity: velocity, failures: failures))

@@ -179,4 +179,66 @@ import WaymarkVision
         print("tracking drift over \(estimate.count) frames: rmse \(drift.rmse) m, max \(drift.maximum) m, \(tracker.map.keyframes.count) keyframes")
         #expect(drift.rmse < 0.005)
     }
+
+    /// The tracker after its own tracking over the walk-through's first 4 s (10 fps).
+    static func trackerOverFirstSeconds(_ walk: Walkthrough) -> WorldTracker {
+        let tracker = WorldTracker(intrinsics: walk.intrinsics)
+        for i in 0..<40 { _ = tracker.track(frame(walk, i, recorded: false)) }
+        return tracker
+    }
+
+    /// Tracks `indices` a tenth of a second apart after `time`, each expected within 2 cm and
+    /// 1° of the truth in the first camera's world; returns each frame's pose source.
+    static func expectFramesTracked(_ indices: Range<Int>, after time: Double, by tracker: WorldTracker, _ walk: Walkthrough)
+        throws -> [PoseSource?]
+    {
+        let first = walk.frames[0].cameraToWorld.inverse
+        return try indices.enumerated().map { k, i in
+            var frame = frame(walk, i, recorded: false)
+            frame.timestamp = time + Double(k + 1) * 0.1
+            let update = tracker.track(frame)
+            let pose = try #require(update.cameraToWorld, "frame \(i)")
+            let error = pose.difference(to: first * walk.frames[i].cameraToWorld)
+            #expect(error.translation < 0.02 && error.rotationDegrees < 1,
+                    "frame \(i): \(error), \(String(describing: update.poseSource))")
+            return update.poseSource
+        }
+    }
+
+    /// A whip back to a view mapped 2 s before, between two frames a tenth of a second apart:
+    /// the motion model's prediction is far off, the frame's features miss the local map that
+    /// should be in view, so the frame is found in the whole map (not carried by dense
+    /// alignment from the wrong prediction): within 2 cm and 1° of the truth, and the frames
+    /// after it as closely, tracked by the map again, with no keyframe added by the jump.
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func aWhipBackToAMappedViewIsFoundInTheMap() throws {
+        let walk = try Self.walkthrough(framesPerSecond: 10)
+        let tracker = Self.trackerOverFirstSeconds(walk)
+        let keyframes = tracker.map.keyframes.count
+        let sources = try Self.expectFramesTracked(20..<26, after: walk.frames[39].timestamp, by: tracker, walk)
+        // The jump is the motion the next frame is predicted with: it may be found in the map too.
+        #expect(sources.first == .relocalization && sources.suffix(3).allSatisfy { $0 == .localMap }, "\(sources)")
+        #expect(tracker.map.keyframes.count == keyframes)
+    }
+
+    /// A pose adopted from a reference image is coarser than the map's: a blank frame (nothing
+    /// to relocalize on) given a pose 8 cm off, then the frames after it are tracked against the
+    /// keyframe that sees most of the view, or found in the map, within 2 cm of the truth, and
+    /// no keyframe is made at the coarse pose.
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func aCoarseAdoptedPoseIsRefinedByTheMap() throws {
+        let walk = try Self.walkthrough(framesPerSecond: 10)
+        let tracker = Self.trackerOverFirstSeconds(walk)
+        let keyframes = tracker.map.keyframes.count
+        _ = tracker.pause()
+        var blank = Self.frame(walk, 20, recorded: false)
+        blank.gray = Image(width: walk.width, height: walk.height, channels: 1,
+                           pixels: [UInt8](repeating: 128, count: walk.width * walk.height))
+        blank.timestamp = walk.frames[39].timestamp + 0.1
+        let refused = tracker.track(blank)
+        #expect(refused.cameraToWorld == nil)
+        let offset = RigidTransform(rotation: [1, 0, 0, 0, 1, 0, 0, 0, 1], translation: [0.08, 0, 0])
+        let coarse = walk.frames[0].cameraToWorld.inverse * walk.frames[20].cameraToWorld * offset
+        _ = try #require(tracker.adopt(coarse, for: blank, anchor: 7, replacing: refused))
+        _ = try Self.expectFramesTracked(21..<27, after: blank.timestamp, by: tracker, walk)
+        #expect(tracker.map.keyframes.count == keyframes)
+    }
 }
