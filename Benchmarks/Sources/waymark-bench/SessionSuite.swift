@@ -236,33 +236,53 @@ struct SessionSuite {
         for recorded in [true, false] {
             let session = try Session(configuration: configuration(references), input: SessionInput(
                 width: walk.width, height: walk.height, hasDepth: true, hasRecordedPoses: recorded, intrinsics: walk.intrinsics))
-            var samples: [(minutes: Double, megabytes: Double, trimmed: Double, keyframes: Int, anchors: Int)] = []
+            var samples: [(minutes: Double, megabytes: Double, trimmed: Double, keyframes: Int, anchors: Int,
+                           errors: [Double])] = []
             var offset = 0.0
             var processed = 0
+            // Own tracking's world is the first camera's.
+            let world = recorded ? RigidTransform.identity : loop[0].frame.cameraToWorld.inverse
             while offset < 600 {
+                var errors: [Double] = []
                 for f in loop {
-                    _ = session.process(SessionFrame(timestamp: offset + f.frame.timestamp, image: f.image, depth: f.depth,
-                                                     recordedPose: recorded ? f.frame.cameraToWorld : nil))
+                    let result = session.process(SessionFrame(timestamp: offset + f.frame.timestamp, image: f.image, depth: f.depth,
+                                                              recordedPose: recorded ? f.frame.cameraToWorld : nil))
                     processed += 1
+                    if let pose = result.cameraToWorld {
+                        errors.append(pose.difference(to: world * f.frame.cameraToWorld).translation)
+                    }
                 }
                 offset += loopSeconds
                 let resident = residentMegabytes()
                 returnFreedMemory()
-                samples.append((offset / 60, resident, residentMegabytes(), session.keyframeCount, session.anchors.count))
+                samples.append((offset / 60, resident, residentMegabytes(), session.keyframeCount, session.anchors.count,
+                                errors.sorted()))
             }
             let source = recorded ? "recorded poses" : "the engine's own tracking"
             print("Poses from \(source). The walk-through looped \(samples.count) times at 10 fps (\(processed) frames, "
                   + "\(format(offset / 60, 1)) minutes of stream), each loop after a 2 s gap. Resident memory of the whole process "
                   + "(the rendered frames, \(format(Double(frames.count) * 2.1, 0)) MB, are in it from the start) after each loop:\n")
-            print("| after (min) | resident MB | after malloc_trim, MB | keyframes | anchors |")
-            print("|---|---|---|---|---|")
+            print("| after (min) | resident MB | after malloc_trim, MB | keyframes | anchors | frames with a pose | "
+                  + "position error in the loop, cm: median, p90, max |")
+            print("|---|---|---|---|---|---|---|")
             for s in samples {
-                print("| \(format(s.minutes, 1)) | \(format(s.megabytes, 0)) | \(format(s.trimmed, 0)) | \(s.keyframes) | \(s.anchors) |")
+                let e = s.errors
+                let error = e.isEmpty ? "–" : "\(format(100 * e[e.count / 2], 1)), \(format(100 * e[e.count * 9 / 10], 1)), "
+                    + format(100 * e.last!, 1)
+                print("| \(format(s.minutes, 1)) | \(format(s.megabytes, 0)) | \(format(s.trimmed, 0)) | \(s.keyframes) | "
+                      + "\(s.anchors) | \(e.count)/\(loop.count) | \(error) |")
             }
             let half = samples.count / 2
             let growth = samples.last!.megabytes - samples[half - 1].megabytes
             figures.record(recorded ? "session.memory.second_half_growth_mb" : "session.memory.own_tracking.second_half_growth_mb",
                            growth)
+            if !recorded {
+                figures.record("session.memory.own_tracking.second_half_keyframes_added",
+                               Double(samples.last!.keyframes - samples[half - 1].keyframes))
+                let lastErrors = samples.last!.errors
+                figures.record("session.memory.own_tracking.last_loop_median_error_cm",
+                               lastErrors.isEmpty ? .infinity : 100 * lastErrors[lastErrors.count / 2])
+            }
             let liveGrowth = samples.last!.trimmed - samples[half - 1].trimmed
             figures.record(recorded ? "session.memory.second_half_trimmed_growth_mb"
                                     : "session.memory.own_tracking.second_half_trimmed_growth_mb", liveGrowth)
