@@ -131,7 +131,7 @@ public final class Session {
                 let update = self.tracker?.track(trackingFrame, features: features.forTracking!, prealigned: beside.prealigned)
                 // Anchors are hidden, restored or removed as they were before this frame's surfaces join them.
                 let events = update.map { self.handle($0.events) } ?? []
-                return (update, events, self.anchorSurfaces(beside.surfaces, frame: frame, cameraToWorld: update?.cameraToWorld))
+                return (update, events, self.anchorSurfaces(beside.surfaces, frame: frame, cameraToWorld: update?.anchoringPose))
             })
         var (update, anchorEvents) = (tracked.update, tracked.anchorEvents)
         if let tracker, let lost = update, lost.cameraToWorld == nil, tracker.isRelocalizing {

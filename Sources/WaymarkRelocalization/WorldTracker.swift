@@ -115,6 +115,10 @@ public struct TrackingUpdate: Sendable {
     /// This frame's relocalization attempt, if it made one.
     public var relocalization: Relocalization?
     public var featureCount: Int
+
+    /// The pose when what the frame sees may join the world at it: a recorded pose, or tracking
+    /// normal (not odometry drifting along a plain wall, nor the last pose kept through a fast turn).
+    public var anchoringPose: RigidTransform? { state == .normal || poseSource == .recorded ? cameraToWorld : nil }
 }
 
 /// Camera tracking for an RGB-D stream in a world that survives interruptions. Each frame's
@@ -370,6 +374,8 @@ public final class WorldTracker {
         var failed = false
         /// The frame prepared for dense alignment (nil for a recorded pose).
         var prepared: RGBDOdometry.Frame?
+        /// The attempt to find the frame in the whole map, where one was made (`recover`).
+        var relocalization: Relocalization?
     }
 
     /// Where the frame is, when it follows on from the last: recorded; else by its features
@@ -419,8 +425,7 @@ public final class WorldTracker {
             localMap.countInView(worldToCamera: (aligned ?? guess).inverse, intrinsics: intrinsics, width: frame.gray.width,
                                  height: frame.gray.height) >= options.localMap.minimumTracked
         {
-            return recover(frame, features: features, search, depth: depth, prepared: prepared)
-                ?? Located(cameraToWorld: last, source: .odometry, failed: true, prepared: prepared)
+            return recover(frame, features: features, search, depth: depth, prepared: prepared, last: last)
         }
         guard let aligned else {
             return Located(cameraToWorld: last, source: .odometry, failed: true, prepared: prepared)
@@ -434,17 +439,18 @@ public final class WorldTracker {
     /// prediction was wrong (a fast turn, motion blur), and dense alignment from it is no more
     /// to be trusted than the prediction (on the coaching walk-through it ran metres off in a
     /// fast turn and mapped the error). ORB-SLAM2 relocalizes at this point too.
+    /// Not found, the frame keeps the `last` pose and counts as a failure.
     private func recover(_ frame: TrackingFrame, features: FeatureSet, _ search: ProjectedFeatureSearch, depth: [Float],
-                         prepared: RGBDOdometry.Frame) -> Located?
+                         prepared: RGBDOdometry.Frame, last: RigidTransform) -> Located
     {
         if relocalizer == nil { relocalizer = Relocalizer(map: map, options: options.relocalization) }
         let found = relocalizer!.relocalize(features: features, width: frame.gray.width, height: frame.gray.height,
                                             depth: depth, intrinsics: intrinsics)
         guard let pose = found.cameraToWorld, let keyframe = found.keyframe, let index = map.index(ofKeyframe: keyframe)
-        else { return nil }
+        else { return Located(cameraToWorld: last, source: .odometry, failed: true, prepared: prepared, relocalization: found) }
         setReference(index)
         return Located(cameraToWorld: pose, source: .relocalization, tracked: points(search, seenFrom: pose, frame),
-                       prepared: prepared)
+                       prepared: prepared, relocalization: found)
     }
 
     /// Whether the dense pose is near the features' pose: it may correct their error (a few
@@ -493,7 +499,8 @@ public final class WorldTracker {
         if failures >= options.lostAfterFailures {
             events += interrupt(.trackingLost)
             return TrackingUpdate(state: isRelocalizing ? .limited(.relocalizing) : .notAvailable, mapping: .limited,
-                                  cameraToWorld: nil, poseSource: nil, trackedPoints: 0, events: events, relocalization: nil,
+                                  cameraToWorld: nil, poseSource: nil, trackedPoints: 0, events: events,
+                                  relocalization: located.relocalization,
                                   featureCount: features.count)
         }
         let tooFast = jumped ? false : lastPose.flatMap { last in
@@ -526,7 +533,7 @@ public final class WorldTracker {
             : quality != .normal ? .limited
             : lastKeyframeTime.map { frame.timestamp - $0 < 1 } ?? false ? .extending : .mapped
         return TrackingUpdate(state: quality, mapping: mapping, cameraToWorld: pose, poseSource: located.source,
-                              trackedPoints: located.tracked.count, events: events, relocalization: nil,
+                              trackedPoints: located.tracked.count, events: events, relocalization: located.relocalization,
                               featureCount: features.count)
     }
 

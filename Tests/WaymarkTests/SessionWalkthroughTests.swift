@@ -103,4 +103,28 @@ import Waymark
         #expect(removed == anchorsBefore && removed.contains(placed.id))
         #expect(session.anchors.isEmpty)
     }
+
+    /// With the engine's own tracking, surfaces join the world only where tracking is normal:
+    /// through the coaching walk-through's turn of 240° in 1.5 s (320×240 at 10 fps), the
+    /// frames whose tracking is limited find surfaces but anchor none of them.
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func surfacesJoinTheWorldOnlyWhereTrackingIsNormal() throws {
+        let folder = try #require(Walkthrough.debianPosterFolder)
+        let walk = try Walkthrough(posterFolder: folder, width: 320, height: 240, framesPerSecond: 10, script: .coaching)
+        let session = try Session(configuration: SessionConfiguration(), input: SessionInput(
+            width: 320, height: 240, hasDepth: true, hasRecordedPoses: false, intrinsics: walk.intrinsics))
+        let turnEnd = try #require(walk.frames.last { $0.segment == .fast }).timestamp
+        var limitedWithSurfaces = 0
+        for frame in walk.frames where frame.timestamp <= turnEnd + 0.5 {
+            let rendering = walk.render(frame)
+            let result = session.process(SessionFrame(
+                timestamp: frame.timestamp, image: Image(width: 320, height: 240, channels: 3, pixels: rendering.color!),
+                depth: DepthImage(width: 320, height: 240, metres: rendering.depth)))
+            guard let tracking = result.tracking, tracking.cameraToWorld != nil, tracking.state != .normal else { continue }
+            if !result.planes.isEmpty { limitedWithSurfaces += 1 }
+            #expect(result.planeAnchorIDs.allSatisfy { $0 == nil } && result.planeEvents.isEmpty,
+                    "\(frame.timestamp) s, \(tracking.state): \(result.planeEvents.count) plane events")
+        }
+        #expect(limitedWithSurfaces >= 2, "frames with limited tracking and surfaces: \(limitedWithSurfaces)")
+        #expect(session.planes.anchors.count >= 2)
+    }
 }

@@ -24,8 +24,8 @@ extension TrackingSuite {
               + "with odometry alone, then back to the north view it began at). The tracker with loop closure and without, "
               + "on the same frames. Keyframe ATE: the map's keyframes at the end against the truth at their times; frame "
               + "ATE: each frame's pose as tracked; both after a rigid alignment, cm. Anchors: the plane anchors made from "
-              + "each frame's surfaces at its tracked pose (as a session makes them; moved by each loop closed as a session "
-              + "moves them), each anchor's centre against the nearest true surface of its orientation (within 10°) in "
+              + "each frame's surfaces at its tracked pose where tracking is normal (as a session makes them; moved by "
+              + "each loop closed as a session moves them), each anchor's centre against the nearest true surface of its orientation (within 10°) in "
               + "the first camera's world, no alignment: how many lie within 5 cm of one, and the median offset, cm.\n")
         let table = try Walkthrough(posterFolder: posters, width: 640, height: 480, framesPerSecond: 30, script: .tableTop)
         let coaching = try Walkthrough(posterFolder: posters, width: 640, height: 480, framesPerSecond: 30, script: .coaching)
@@ -97,7 +97,7 @@ extension TrackingSuite {
                 run.closures.append((frame.timestamp, loop))
                 run.planes.correct { loop.correction(near: $0) }
             }
-            if let pose = update.cameraToWorld {
+            if let pose = update.anchoringPose {
                 let detection = detector.detect(in: depth, intrinsics: sequence.intrinsics, down: pose.applyInverseRotation(down))
                 _ = run.planes.integrate(detection, cameraToWorld: pose, identifiers: &identifiers)
             }
