@@ -23,9 +23,9 @@ public struct WorldTrackingOptions: Sendable {
     public var localAdjustment: LocalAdjustmentOptions?
     public var relocalization = RelocalizationOptions()
     /// When set, loops are closed with the engine's own tracking (a recorded pose is trusted as
-    /// it is). Off by default: on the coaching walk-through it took the keyframes' ATE from 168
-    /// to 2.3 cm, but over the looped walk-through (a 2 m jump in each loop) the map still grew
-    /// to 651 keyframes and 174 anchors in 10 minutes, against 245 and 15 without it
+    /// it is). Off by default: since a fast turn is relocalized rather than carried by odometry,
+    /// the coaching walk-through leaves no loop to close (keyframe ATE 1.0 cm with it or
+    /// without), while re-indexing the map for it costs a frame ~150 ms
     /// (Benchmarks/RESULTS.md, 2026-12-06). `waymark process --loop-closure` sets it.
     public var loopClosure: LoopClosureOptions?
     /// A keyframe needs this many features with depth.
