@@ -21,7 +21,7 @@ extension WorldMap {
         // The parts taken up to each keyframe.
         var taken = [Double](repeating: 0, count: keyframes.count)
         for k in links {
-            let shared = keyframes[k].points.filter { holders(of: $0).contains(k - 1) }.count
+            let shared = keyframes[k].points.count { holders(of: $0).contains(k - 1) }
             taken[k] = taken[k - 1] + 1 / Double(shared + 1)
         }
         let total = taken[current]

@@ -67,8 +67,9 @@ enum ProcessCommand: Command {
                               start a new world (default: keep trying)
           --loop-closure      SEQUENCE without recorded poses: when the camera comes back to a
                               place mapped long before, correct the path since and the anchors
-                              ("loop_closed" and "moved" in the records). Off by default: over a
-                              long looped recording it can make the map grow (docs/ARCHITECTURE.md)
+                              ("loop_closed" and "moved" in the records). Off by default: our
+                              sequences leave it nothing to correct, and re-indexing the map for
+                              it costs a frame ~150 ms (docs/ARCHITECTURE.md)
           --goal GOAL         what coaching works towards (done once reached): tracking,
                               horizontal_surface, vertical_surface, any_surface (SEQUENCE default)
                               or image (VIDEO default)

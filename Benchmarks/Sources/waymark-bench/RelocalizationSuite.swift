@@ -438,9 +438,6 @@ struct RelocalizationSuite {
             }
             attempts.append(Attempt(accepted: result.isRelocalized, reason: result.reason.rawValue, inliers: result.inliers, ms: ms,
                                     error: result.cameraToWorld.map { $0.difference(to: poses[k]!) }))
-            if ProcessInfo.processInfo.environment["WAYMARK_BENCH_DEBUG"] != nil {
-                FileHandle.standardError.write(Data("left out \(k): \(result.reason) \(result.inliers) \(result.centreUncertainty ?? -1) \(result.rmsReprojectionError ?? -1) \(String(describing: attempts.last!.error)) centre \(poses[k]!.translationVector)\n".utf8))
-            }
         }
         let errors = attempts.compactMap(\.error)
         print("\(poses.count) of \(files.count) frames joined the reconstruction (metric through frame 1341847980.72's depth). "
