@@ -77,22 +77,32 @@ public final class Relocalizer {
     private let matcher: DescriptorIndex
     private var enabled: [Bool]
 
-    /// Indexes the map as it is now; a relocalizer for a grown map is made anew.
-    public init(map: WorldMap, options: RelocalizationOptions = RelocalizationOptions(), seed: UInt64 = 1) {
+    /// Indexes the map as it is now; a relocalizer for a grown map is made anew. `vocabulary`:
+    /// the words to index it with, as one trained for an earlier state of the map (training is
+    /// most of the cost of indexing: `waymark-bench relocalization --part timing`); nil trains
+    /// one on the map.
+    public init(map: WorldMap, options: RelocalizationOptions = RelocalizationOptions(), seed: UInt64 = 1,
+                vocabulary: Vocabulary? = nil)
+    {
         precondition(map.hasPoints, "relocalization needs a map with keyframes")
         precondition(options.candidates > 0 && options.minimumFirstInliers >= 6 && options.minimumInliers >= options.minimumFirstInliers,
                      "needs candidates, and ≥ 6 first inliers, no more than the final bar")
         self.map = map
         self.options = options
         let documents = map.keyframes.map(\.features)
-        // 1,000 words, 10,000 for large maps: with fewer, every word is in every keyframe of a
-        // small map and says nothing about which one a frame shows.
-        let descriptorCount = documents.reduce(0) { $0 + $1.count }
-        let depth = descriptorCount < 100_000 ? 3 : 4
-        places = BagOfWordsIndex(vocabulary: Vocabulary(training: documents, branching: 10, depth: depth, seed: seed),
-                                 documents: documents)
+        places = BagOfWordsIndex(vocabulary: vocabulary ?? Self.trainVocabulary(documents, seed: seed), documents: documents)
         matcher = DescriptorIndex(sets: documents, search: .exact)
         enabled = [Bool](repeating: false, count: documents.count)
+    }
+
+    /// The words the map is indexed with.
+    public var vocabulary: Vocabulary { places.vocabulary }
+
+    /// 1,000 words, 10,000 for large maps: with fewer, every word is in every keyframe of a
+    /// small map and says nothing about which one a frame shows.
+    private static func trainVocabulary(_ documents: [FeatureSet], seed: UInt64) -> Vocabulary {
+        let descriptorCount = documents.reduce(0) { $0 + $1.count }
+        return Vocabulary(training: documents, branching: 10, depth: descriptorCount < 100_000 ? 3 : 4, seed: seed)
     }
 
     public func relocalize(gray: Image, depth: [Float]? = nil, intrinsics: Intrinsics) -> Relocalization {

@@ -151,6 +151,11 @@ public final class WorldTracker {
     private var state: State
     /// The map's index, built on the first relocalization attempt after the map changed.
     private var relocalizer: Relocalizer?
+    /// The vocabulary the map was last indexed with, trained on this many keyframes: an index
+    /// remade for the grown map keeps it until the map has grown by `vocabularyGrowth` since
+    /// (its training is most of the cost of an index, which a frame waits for).
+    private var vocabulary: (words: Vocabulary, keyframes: Int)?
+    public static let vocabularyGrowth = 1.5
     /// The places a loop can return to: the map's index as it was when last made (see
     /// `LoopClosureOptions.reindexGrowth`).
     private var loopPlaces: Relocalizer?
@@ -194,6 +199,7 @@ public final class WorldTracker {
         case .initializing:
             map = WorldMap()
             relocalizer = nil
+            vocabulary = nil
             loopPlaces = nil
             reference = nil
             localMap = nil
@@ -300,9 +306,8 @@ public final class WorldTracker {
         var attempt: Relocalization?
         // A map of anchors alone (no keyframes) waits for another way back (`adopt`).
         if map.hasPoints {
-            if relocalizer == nil { relocalizer = Relocalizer(map: map, options: options.relocalization) }
-            attempt = relocalizer!.relocalize(features: features, width: frame.gray.width, height: frame.gray.height,
-                                              depth: frame.depth, intrinsics: intrinsics)
+            attempt = wholeMap().relocalize(features: features, width: frame.gray.width, height: frame.gray.height,
+                                            depth: frame.depth, intrinsics: intrinsics)
         }
         guard let attempt, let pose = attempt.cameraToWorld, let keyframe = attempt.keyframe else {
             return TrackingUpdate(state: .limited(.relocalizing), mapping: .limited, cameraToWorld: nil, poseSource: nil,
@@ -447,9 +452,8 @@ public final class WorldTracker {
     private func recover(_ frame: TrackingFrame, features: FeatureSet, _ search: ProjectedFeatureSearch, depth: [Float],
                          prepared: RGBDOdometry.Frame, last: RigidTransform) -> Located
     {
-        if relocalizer == nil { relocalizer = Relocalizer(map: map, options: options.relocalization) }
-        let found = relocalizer!.relocalize(features: features, width: frame.gray.width, height: frame.gray.height,
-                                            depth: depth, intrinsics: intrinsics)
+        let found = wholeMap().relocalize(features: features, width: frame.gray.width, height: frame.gray.height,
+                                          depth: depth, intrinsics: intrinsics)
         guard let pose = found.cameraToWorld, let keyframe = found.keyframe, let index = map.index(ofKeyframe: keyframe)
         else { return Located(cameraToWorld: last, source: .odometry, failed: true, prepared: prepared, relocalization: found) }
         setReference(index)
@@ -614,8 +618,25 @@ public final class WorldTracker {
         let count = map.keyframes.count
         guard count >= policy.minimumKeyframes else { return nil }
         if let places = loopPlaces, Double(count) < policy.reindexGrowth * Double(places.map.keyframes.count) { return places }
-        loopPlaces = Relocalizer(map: map, options: options.relocalization)
+        loopPlaces = makeIndex()
         return loopPlaces
+    }
+
+    /// The map's index for relocalization, remade after the map changed.
+    private func wholeMap() -> Relocalizer {
+        if let relocalizer { return relocalizer }
+        let made = makeIndex()
+        relocalizer = made
+        return made
+    }
+
+    /// An index of the map as it is now, with the vocabulary kept from an earlier index, or with
+    /// a new one once the map has outgrown it.
+    private func makeIndex() -> Relocalizer {
+        let kept = vocabulary.flatMap { Double(map.keyframes.count) < Self.vocabularyGrowth * Double($0.keyframes) ? $0.words : nil }
+        let made = Relocalizer(map: map, options: options.relocalization, vocabulary: kept)
+        if kept == nil { vocabulary = (made.vocabulary, map.keyframes.count) }
+        return made
     }
 
     /// Removes the neighbours of keyframe `index` that others make redundant (never the first

@@ -60,4 +60,30 @@ import WaymarkVision
             #expect(!result.isRelocalized && result.cameraToWorld == nil, "\(file): \(result.reason), \(result.inliers) inliers")
         }
     }
+
+    /// A tracker indexes its grown map with the vocabulary of an earlier index (training one is
+    /// most of an index's cost): frames of the part of the path that vocabulary was not trained
+    /// on are still found, within 2 cm / 0.5°.
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil))
+    func aVocabularyTrainedOnTheEarlierMapIndexesKeyframesItNeverSaw() throws {
+        let walk = try Walkthrough(posterFolder: try #require(Walkthrough.debianPosterFolder), width: 640, height: 480,
+                                   framesPerSecond: 10)
+        let scanEnd = try #require(walk.frames.firstIndex { $0.segment != .scan })
+        let map = walk.worldMap(frames: 0..<scanEnd)
+        let trainedOn = Int((Double(map.keyframes.count) / WorldTracker.vocabularyGrowth).rounded(.up))
+        let earlier = Relocalizer(map: WorldMap(keyframes: Array(map.keyframes.prefix(trainedOn))))
+        let relocalizer = Relocalizer(map: map, vocabulary: earlier.vocabulary)
+        #expect(relocalizer.vocabulary === earlier.vocabulary)
+        let keyframeTimes = Set(map.keyframes.map(\.timestamp))
+        let after = try #require(map.keyframes.dropFirst(trainedOn).first?.timestamp)
+        let frames = walk.frames[0..<scanEnd].filter { $0.timestamp > after && !keyframeTimes.contains($0.timestamp) }
+        #expect(frames.count >= 5)
+        for frame in frames {
+            let (gray, depth) = walk.gray(frame)
+            let result = relocalizer.relocalize(gray: gray, depth: depth, intrinsics: walk.intrinsics)
+            let pose = try #require(result.cameraToWorld, "frame \(frame.index): \(result.reason)")
+            let error = pose.difference(to: frame.cameraToWorld)
+            #expect(error.translation < 0.02 && error.rotationDegrees < 0.5, "frame \(frame.index): \(error)")
+        }
+    }
 }

@@ -41,6 +41,8 @@ struct RelocalizationSuite {
         var theirs: [Attempt]?
         /// Building the relocalizer's index of the map (vocabulary, postings, matcher).
         var indexMs = 0.0
+        /// The timing case again, indexed with a vocabulary trained on the map's first keyframes.
+        var withKeptVocabulary: (attempts: [Attempt], indexMs: Double, trainedOn: Int)?
     }
 
     struct Reply: Decodable {
@@ -75,6 +77,14 @@ struct RelocalizationSuite {
             }
             if parts.contains("timing") { cases.append(timingCase(walk)) }
             for k in cases.indices { (cases[k].ours, cases[k].indexMs) = ours(cases[k], walk) }
+            if let k = cases.firstIndex(where: { $0.name == Self.timingName }) {
+                // As a tracker indexes its grown map: with the vocabulary of an earlier index, at
+                // most `vocabularyGrowth` times smaller.
+                let trainedOn = Int((Double(cases[k].map.keyframes.count) / WorldTracker.vocabularyGrowth).rounded(.up))
+                let earlier = Relocalizer(map: WorldMap(keyframes: Array(cases[k].map.keyframes.prefix(trainedOn))))
+                let (attempts, indexMs) = ours(cases[k], walk, vocabulary: earlier.vocabulary)
+                cases[k].withKeptVocabulary = (attempts, indexMs, trainedOn)
+            }
             if let baseline {
                 let reply = try baseline.run(task: try task(cases, walk), as: Reply.self)
                 for k in cases.indices { cases[k].theirs = theirs(reply.maps[k], cases[k], walk) }
@@ -92,8 +102,8 @@ struct RelocalizationSuite {
 
     // MARK: Waymark and the baseline on the walk-through
 
-    func ours(_ c: Case, _ walk: Walkthrough) -> (attempts: [Attempt], indexMs: Double) {
-        let (relocalizer, indexMs) = milliseconds { Relocalizer(map: c.map) }
+    func ours(_ c: Case, _ walk: Walkthrough, vocabulary: Vocabulary? = nil) -> (attempts: [Attempt], indexMs: Double) {
+        let (relocalizer, indexMs) = milliseconds { Relocalizer(map: c.map, vocabulary: vocabulary) }
         return (c.queries.map { frame in
             let (gray, depth) = walk.gray(frame)
             let (result, ms) = milliseconds { relocalizer.relocalize(gray: gray, depth: depth, intrinsics: walk.intrinsics) }
@@ -283,6 +293,13 @@ struct RelocalizationSuite {
         print("| method | frames | median ms | p90 ms | right | wrong |")
         print("|---|---|---|---|---|---|")
         print("| Waymark | \(c.ours.count) | \(format(ours.median, 1)) | \(format(ours.p90, 1)) | \(c.ours.filter(\.isRight).count) | \(c.ours.filter(\.isWrong).count) |")
+        if let kept = c.withKeptVocabulary {
+            let summary = Summary(kept.attempts.map(\.ms))
+            figures.record("relocalization.timing.kept_vocabulary_index_ms", kept.indexMs)
+            print("| Waymark, vocabulary of its first \(kept.trainedOn) keyframes (as a tracker keeps it; indexing \(format(kept.indexMs, 0)) ms) "
+                  + "| \(kept.attempts.count) | \(format(summary.median, 1)) | \(format(summary.p90, 1)) "
+                  + "| \(kept.attempts.filter(\.isRight).count) | \(kept.attempts.filter(\.isWrong).count) |")
+        }
         if let theirs = c.theirs {
             let summary = Summary(theirs.map(\.ms))
             print("| OpenCV baseline | \(theirs.count) | \(format(summary.median, 1)) | \(format(summary.p90, 1)) | \(theirs.filter(\.isRight).count) | \(theirs.filter(\.isWrong).count) |")
