@@ -108,25 +108,22 @@ public final class Session {
         let gray = frame.image.gray()
         let trackingFrame = TrackingFrame(timestamp: frame.timestamp, gray: gray, depth: frame.depth?.metres,
                                           recordedPose: frame.recordedPose)
-        // Two steps on two threads. First the frame's features beside its surfaces (seen from the
-        // pose tracking expects) and its dense alignment from that pose; its signals go on the
-        // lighter side: beside the features when the frame is aligned densely. Then image
-        // detection with those features, beside tracking and anchoring. What keeps the two sides
-        // apart (the closures share `self`, which the compiler cannot split, so this is checked by
-        // a ThreadSanitizer run of the session tests, `make tsan`): the first side touches only
-        // the image tracker and, in the first step, perhaps the frame meter, and reads immutable
-        // options; the second alone touches the tracker, the anchor registry, the plane detector,
-        // the coach, the counters and otherwise the frame meter. Both only read the frame, which
-        // neither changes.
+        // Two steps on two threads. First the frame's features beside its signals, its surfaces
+        // (seen from the pose tracking expects) and its dense alignment from that pose. Then
+        // image detection with those features, beside tracking and anchoring. What keeps the two
+        // sides apart (the closures share `self`, which the compiler cannot split, so this is
+        // checked by a ThreadSanitizer run of the session tests, `make tsan`): the first side
+        // touches only the image tracker and reads immutable options; the second alone touches
+        // the tracker, the frame meter, the anchor registry, the plane detector, the coach and
+        // the counters. Both only read the frame, which neither changes.
         let expected = tracker?.expectedPose(for: trackingFrame)
-        let metersBesideFeatures = tracker?.aligns(trackingFrame) ?? false
-        let (featured, beside) = runConcurrently(
-            { (features: self.sharedFeatures(gray), measured: metersBesideFeatures ? self.meter.measure(gray) : nil) },
-            { () -> (measured: FrameMeasurement?, surfaces: DetectedSurfaces?, prealigned: Prealignment?) in
-                (metersBesideFeatures ? nil : self.meter.measure(gray),
-                 self.tracker == nil ? nil : self.detectSurfaces(frame, seenFrom: expected), self.tracker?.prealign(trackingFrame))
+        let (features, beside) = runConcurrently(
+            { self.sharedFeatures(gray) },
+            { () -> (measured: FrameMeasurement, surfaces: DetectedSurfaces?, prealigned: Prealignment?) in
+                (self.meter.measure(gray), self.tracker == nil ? nil : self.detectSurfaces(frame, seenFrom: expected),
+                 self.tracker?.prealign(trackingFrame))
             })
-        let (features, measured) = (featured.features, (featured.measured ?? beside.measured)!)
+        let measured = beside.measured
         let (detections, tracked) = runConcurrently(
             { self.imageTracker?.process(gray, features: features.forImages, intrinsics: self.input.intrinsics) ?? [] },
             { () -> (update: TrackingUpdate?, anchorEvents: [AnchorEvent], surfaces: Surfaces) in

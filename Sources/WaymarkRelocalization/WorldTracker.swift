@@ -261,18 +261,14 @@ public final class WorldTracker {
         return last * velocity
     }
 
-    /// Whether `frame` will be aligned densely (`prealign`): its own tracking, following on.
-    public func aligns(_ frame: TrackingFrame) -> Bool {
-        guard frame.recordedPose == nil, frame.depth != nil, !startsGap(frame), case .tracking = state else { return false }
-        return true
-    }
-
     /// Dense alignment of `frame` to the anchor keyframe from its expected pose, which needs
     /// neither its features nor their match: it can run beside feature detection and be handed
     /// to `track(_:features:prealigned:)`. Nil when the frame will not be aligned (a recorded
     /// pose, no depth, not following on).
     public func prealign(_ frame: TrackingFrame) -> Prealignment? {
-        guard aligns(frame), let depth = frame.depth, case .tracking(let last, let velocity, _) = state else { return nil }
+        guard frame.recordedPose == nil, let depth = frame.depth, !startsGap(frame),
+            case .tracking(let last, let velocity, _) = state
+        else { return nil }
         let prepared = prepare(frame, depth: depth)
         let guess = last * velocity
         return Prealignment(timestamp: frame.timestamp, prepared: prepared, guess: guess,
