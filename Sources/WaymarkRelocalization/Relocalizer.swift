@@ -80,7 +80,7 @@ public final class Relocalizer {
     /// Indexes the map as it is now; a relocalizer for a grown map is made anew. `vocabulary`:
     /// the words to index it with, as one trained for an earlier state of the map (training is
     /// most of the cost of indexing: `waymark-bench relocalization --part timing`); nil trains
-    /// one on the map.
+    /// one on the map, seeded with `seed`.
     public init(map: WorldMap, options: RelocalizationOptions = RelocalizationOptions(), seed: UInt64 = 1,
                 vocabulary: Vocabulary? = nil)
     {

@@ -82,9 +82,9 @@ public struct LoopClosureOptions: Equatable, Sendable {
     /// The last this many keyframes are not a loop (they are where the camera just was).
     public var recentKeyframes = 10
     /// The places are indexed once the map has this many keyframes, and again each time it
-    /// has grown by `reindexGrowth` (an index of 200 keyframes costs 50 ms, 0.8 s when its
-    /// vocabulary is trained anew; the places a loop returns to are old ones, so a lagging
-    /// index loses none).
+    /// has grown by `reindexGrowth` (an index of 200 keyframes costs about 0.8 s, nearly all of
+    /// it training a vocabulary, which the tracker renews on the same growth; the places a
+    /// loop returns to are old ones, so a lagging index loses none).
     public var minimumKeyframes = 20
     public var reindexGrowth = 1.5
 

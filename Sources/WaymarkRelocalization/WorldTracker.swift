@@ -155,6 +155,7 @@ public final class WorldTracker {
     /// remade for the grown map keeps it until the map has grown by `vocabularyGrowth` since
     /// (its training is most of the cost of an index, which a frame waits for).
     private var vocabulary: (words: Vocabulary, keyframes: Int)?
+    /// How much the map grows before its index trains a new vocabulary.
     public static let vocabularyGrowth = 1.5
     /// The places a loop can return to: the map's index as it was when last made (see
     /// `LoopClosureOptions.reindexGrowth`).
