@@ -67,12 +67,13 @@ extension Keyframe {
                 for match in indexes[j].match(features[i], ratio: 0.8, maxDistance: 64) {
                     let a = keypoints[i][match.query].location
                     let b = keypoints[j][match.train].location
-                    let rayA = view.ray(through: a)
-                    let rayB = other.ray(through: b)
+                    let rayA = viewingRay(through: a, cameraToWorld: view.cameraToWorld, intrinsics: view.intrinsics)
+                    let rayB = viewingRay(through: b, cameraToWorld: other.cameraToWorld, intrinsics: other.intrinsics)
                     guard (rayA * rayB).sum() < cosineLimit,
                         let point = closestPoint(centre, rayA, other.cameraToWorld.translationVector, rayB)
                     else { continue }
-                    guard let errorA = view.reprojectionError(point, a), let errorB = other.reprojectionError(point, b)
+                    guard let errorA = reprojectionError(point, a, cameraToWorld: view.cameraToWorld, intrinsics: view.intrinsics),
+                        let errorB = reprojectionError(point, b, cameraToWorld: other.cameraToWorld, intrinsics: other.intrinsics)
                     else { continue }
                     let error = max(errorA, errorB)
                     guard error <= options.maximumReprojectionError else { continue }
@@ -90,27 +91,24 @@ extension Keyframe {
     }
 }
 
-extension PosedView {
-    /// The unit viewing ray through a pixel, in world coordinates.
-    fileprivate func ray(through p: Point2) -> SIMD3<Double> {
-        let r = cameraToWorld.rotation
-        let c = SIMD3((p.x - intrinsics.cx) / intrinsics.fx, (p.y - intrinsics.cy) / intrinsics.fy, 1)
-        let d = SIMD3(r[0] * c.x + r[1] * c.y + r[2] * c.z, r[3] * c.x + r[4] * c.y + r[5] * c.z,
-                      r[6] * c.x + r[7] * c.y + r[8] * c.z)
-        return d / (d * d).sum().squareRoot()
-    }
+/// The unit viewing ray through a pixel, in world coordinates.
+func viewingRay(through p: Point2, cameraToWorld: RigidTransform, intrinsics: Intrinsics) -> SIMD3<Double> {
+    let d = cameraToWorld.applyRotation(SIMD3((p.x - intrinsics.cx) / intrinsics.fx, (p.y - intrinsics.cy) / intrinsics.fy, 1))
+    return d / (d * d).sum().squareRoot()
+}
 
-    fileprivate func reprojectionError(_ point: SIMD3<Double>, _ observed: Point2) -> Double? {
-        let c = cameraToWorld.applyInverse(point)
-        guard c.z > 0 else { return nil }
-        return Point2(intrinsics.fx * c.x / c.z + intrinsics.cx, intrinsics.fy * c.y / c.z + intrinsics.cy)
-            .distance(to: observed)
-    }
+/// How far, pixels, a world point lands from where it was observed; nil behind the camera.
+func reprojectionError(_ point: SIMD3<Double>, _ observed: Point2, cameraToWorld: RigidTransform, intrinsics: Intrinsics)
+    -> Double?
+{
+    let c = cameraToWorld.applyInverse(point)
+    guard c.z > 0 else { return nil }
+    return intrinsics.project(c).distance(to: observed)
 }
 
 /// The midpoint of the shortest segment between two rays (origin, unit direction), when both
 /// meet it in front of their origins.
-private func closestPoint(_ a: SIMD3<Double>, _ u: SIMD3<Double>, _ b: SIMD3<Double>, _ v: SIMD3<Double>)
+func closestPoint(_ a: SIMD3<Double>, _ u: SIMD3<Double>, _ b: SIMD3<Double>, _ v: SIMD3<Double>)
     -> SIMD3<Double>?
 {
     let w = a - b
@@ -123,4 +121,4 @@ private func closestPoint(_ a: SIMD3<Double>, _ u: SIMD3<Double>, _ b: SIMD3<Dou
     return (a + u * s + b + v * t) / 2
 }
 
-private func distanceSquared(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double { ((a - b) * (a - b)).sum() }
+func distanceSquared(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double { ((a - b) * (a - b)).sum() }
