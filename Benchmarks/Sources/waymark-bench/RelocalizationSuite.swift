@@ -398,10 +398,11 @@ struct RelocalizationSuite {
     // MARK: TUM fr3 office, consistency
 
     /// 17 real frames about 1 s apart, without ground truth and with depth for the first only.
-    /// Their poses are reconstructed from the data alone: the first frame's depth gives metric
-    /// points, every frame that relocalizes against the map so far joins it as a posed view, its
-    /// points triangulated with its neighbours, until no more join. Then each posed frame is
-    /// relocalized against a map rebuilt without it, and compared with its reconstructed pose.
+    /// Their poses are reconstructed from the data alone (`Reconstruction`: the first frame's
+    /// depth gives metric points, every frame that PnP places against them joins, its points
+    /// triangulated with the frames it shares most with, all bundle-adjusted after each join).
+    /// Then each posed frame is relocalized against the map of the others' keyframes and
+    /// compared with its reconstructed pose.
     func tumOffice() throws {
         guard let folder = SharedDatasets.path("tum_fr3_office_frames/rgb"),
             let depthPath = SharedDatasets.path("open3d_testdata_rgbd/RGBD/other_formats/TUM_depth.png")
@@ -412,44 +413,17 @@ struct RelocalizationSuite {
         let features = try files.map {
             FeatureSet(detectingIn: try Image(contentsOf: "\(folder)/\($0)", gray: true), options: TriangulationOptions.defaultFeatures)
         }
-        let timestamps = files.map { Double($0.dropLast(4)) ?? 0 }
         let depth = try DepthImage(contentsOf: depthPath, scale: 0.0002)
+        let reconstruction = Reconstruction(features: features, timestamps: files.map { Double($0.dropLast(4)) ?? 0 },
+                                            width: depth.width, height: depth.height, firstDepth: depth.metres,
+                                            intrinsics: intrinsics)
+        let (_, reconstructionMs) = try milliseconds { try reconstruction.joinAll() }
+        let poses = reconstruction.poses
         var options = RelocalizationOptions()
         options.features = TriangulationOptions.defaultFeatures
-        var poses: [Int: RigidTransform] = [0: .identity]
-        func map(without left: Int?) -> WorldMap {
-            let viewIDs = poses.keys.sorted().filter { $0 != left }
-            var keyframes: [Keyframe] = []
-            if left != 0 {
-                keyframes.append(Keyframe(id: 0, timestamp: timestamps[0], features: features[0], width: depth.width,
-                                          height: depth.height, depth: depth.metres, cameraToWorld: .identity, intrinsics: intrinsics))
-            }
-            let views = viewIDs.map {
-                PosedView(timestamp: timestamps[$0], features: features[$0], width: depth.width, height: depth.height,
-                          cameraToWorld: poses[$0]!, intrinsics: intrinsics)
-            }
-            let triangulated = views.count >= 2 ? Keyframe.triangulating(views, firstID: 1000) : []
-            keyframes += zip(viewIDs, triangulated).filter { $0.0 != 0 && !$0.1.points.isEmpty }.map(\.1)
-            return WorldMap(keyframes: keyframes)
-        }
-        var joined = true
-        while joined {
-            joined = false
-            let relocalizer = Relocalizer(map: map(without: nil), options: options)
-            for k in features.indices where poses[k] == nil {
-                let result = relocalizer.relocalize(features: features[k], width: depth.width, height: depth.height, intrinsics: intrinsics)
-                if ProcessInfo.processInfo.environment["WAYMARK_BENCH_DEBUG"] != nil {
-                    FileHandle.standardError.write(Data("\(k) \(result.reason) \(result.inliers) \(result.centreUncertainty ?? -1) \(result.rmsReprojectionError ?? -1)\n".utf8))
-                }
-                if let pose = result.cameraToWorld {
-                    poses[k] = pose
-                    joined = true
-                }
-            }
-        }
         var attempts: [Attempt] = []
-        for k in poses.keys.sorted() {
-            let others = map(without: k)
+        for k in poses.indices where poses[k] != nil {
+            let others = WorldMap(keyframes: reconstruction.keyframes(leavingOut: k))
             guard others.hasPoints else {
                 attempts.append(Attempt(accepted: false, reason: "no map without it", inliers: 0, ms: 0, error: nil))
                 continue
@@ -462,14 +436,59 @@ struct RelocalizationSuite {
                                     error: result.cameraToWorld.map { $0.difference(to: poses[k]!) }))
         }
         let errors = attempts.compactMap(\.error)
-        print("\(poses.count) of \(files.count) frames joined the reconstruction (metric through frame 1341847980.72's depth). "
+        let notJoined = files.indices.filter { poses[$0] == nil }.map { String(files[$0].prefix(13)) }
+        print("\(reconstruction.joinedCount) of \(files.count) frames joined the reconstruction (metric through frame 1341847980.72's depth; "
+              + "\(reconstruction.pointCount) points, \(format(reconstructionMs / 1000, 1)) s). "
               + "Each relocalized against the others' map: \(attempts.filter(\.accepted).count) of \(attempts.count) relocalized, "
               + "\(attempts.filter(\.isRight).count) within 5 cm / 5° of its reconstructed pose"
               + (errors.isEmpty ? "" : ", median difference \(format(Summary(errors.map { $0.translation * 100 }).median)) cm / "
                  + "\(format(Summary(errors.map(\.rotationDegrees)).median))°, largest "
                  + "\(format((errors.map(\.translation).max() ?? 0) * 100)) cm")
-              + "; \(format(Summary(attempts.map(\.ms)).median, 1)) ms per attempt (features already detected)\(refusals(attempts)). "
-              + "Not joined: \(files.indices.filter { poses[$0] == nil }.map { String(files[$0].prefix(13)) }.joined(separator: ", ")).\n")
+              + "; \(format(Summary(attempts.map(\.ms)).median, 1)) ms per attempt (features already detected)\(refusals(attempts))."
+              + (notJoined.isEmpty ? "" : " Not joined: \(notJoined.joined(separator: ", ")).") + "\n")
+        figures.record("relocalization.tum_office.joined", Double(reconstruction.joinedCount))
+        if let baseline {
+            try compareWithFivePoint(poses, images: files.map { "\(folder)/\($0)" }, intrinsics: intrinsics, python: baseline.python)
+        }
+    }
+
+    /// The reconstruction's motion between consecutive joined frames against OpenCV's
+    /// five-point estimate from the same two images (Benchmarks/baselines/relative_pose_baseline.py):
+    /// without ground truth, an independent check of the rotations and directions of travel.
+    private func compareWithFivePoint(_ poses: [RigidTransform?], images: [String], intrinsics k: Intrinsics, python: String)
+        throws
+    {
+        struct Reply: Decodable {
+            struct Motion: Decodable {
+                var rotation: [Double]
+                var direction: [Double]
+            }
+            var opencv: String
+            var pairs: [Motion?]
+        }
+        let joined = poses.indices.filter { poses[$0] != nil }
+        let pairs = zip(joined, joined.dropFirst()).map { [$0, $1] }
+        let script = SharedDatasets.repositoryRoot.appendingPathComponent("Benchmarks/baselines/relative_pose_baseline.py").path
+        let reply = try Baseline(python: python, script: script).run(
+            task: ["K": [k.fx, k.fy, k.cx - 0.5, k.cy - 0.5], "images": images, "pairs": pairs], as: Reply.self)
+        var rotationDegrees: [Double] = []
+        var directionDegrees: [Double] = []
+        for (pair, motion) in zip(pairs, reply.pairs) {
+            guard let motion else { continue }
+            let ours = poses[pair[1]]!.inverse * poses[pair[0]]!
+            rotationDegrees.append(RigidTransform(rotation: ours.rotation, translation: [0, 0, 0])
+                .difference(to: RigidTransform(rotation: motion.rotation, translation: [0, 0, 0])).rotationDegrees)
+            let (a, b) = (ours.translationVector, SIMD3(motion.direction[0], motion.direction[1], motion.direction[2]))
+            let cosine = (a * b).sum() / ((a * a).sum() * (b * b).sum()).squareRoot()
+            directionDegrees.append(acos(min(1, max(-1, cosine))) * 180 / .pi)
+        }
+        guard !rotationDegrees.isEmpty else { return }
+        let (rotation, direction) = (Summary(rotationDegrees), Summary(directionDegrees))
+        print("Against OpenCV \(reply.opencv)'s five-point relative pose of each consecutive pair (SIFT, essential matrix; an "
+              + "independent estimate, with no depth and two views only), \(rotationDegrees.count) of \(pairs.count) pairs: "
+              + "the rotation differs by a median \(format(rotation.median))°, at most \(format(rotationDegrees.max()!))°; "
+              + "the direction of travel by a median \(format(direction.median))°, at most \(format(directionDegrees.max()!))°.\n")
+        figures.record("relocalization.tum_office.rotation_vs_five_point_max_degrees", rotationDegrees.max()!)
     }
 
     // MARK: Strecha

@@ -11,8 +11,9 @@ let usage = """
 
     Suites: detection (parts: oxford, posters, many, following, library, startup); planes (needs `make bench-setup` for
     Open3D; --python defaults to .build/bench-python/bin/python there); relocalization (parts: walkthrough,
-    timing, unknown, strecha; the baseline runs on Debian's python3-opencv); session (parts: coaching, speed,
-    memory); tracking (parts: walkthrough, table-top, tum; the baseline runs on Debian's python3-opencv).
+    odd-even, timing, unknown, strecha, drift, tum; the baselines run on Debian's python3-opencv); session (parts:
+    coaching, speed, memory); tracking (parts: walkthrough, table-top, tum, loop; the baseline runs on Debian's
+    python3-opencv).
     --no-baseline skips the Python
     baselines, for quick iteration only. Results print as Markdown on standard output, for Benchmarks/RESULTS.md;
     --json FILE also writes the suite's figures by name. check holds such runs against
