@@ -53,9 +53,10 @@ public struct FeatureOptions: Equatable, Sendable {
     /// searched again down to `minFastThreshold`. 0: by strength alone, as OpenCV's ORB.
     /// Needs `.fast` ranking.
     public var spread = 0.0
-    /// With `spread`, build the pyramid with OpenCV's resize, search short cells again with its
-    /// FAST and describe the keypoints with its ORB even where Waymark's own equivalents give the
-    /// same bytes faster (`FeatureSet.hasExactDescriber`): for checking that they agree.
+    /// Build the pyramid with OpenCV's resize, find corners with its FAST and describe them with
+    /// its ORB (without `spread`, run cv::ORB itself) even where Waymark's own equivalents give
+    /// the same keypoints and bytes faster (`FeatureSet.hasExactDescriber`): for checking that
+    /// they agree.
     package var opencvOnly = false
 
     public init() {}

@@ -327,8 +327,9 @@ import WaymarkVision
     }
 }
 
-/// Spread features' pyramid and descriptors come from the shim's own equivalents of
-/// cv::resize and cv::ORB::compute where they give OpenCV's bytes.
+/// Features come from the shim's own equivalents of cv::resize, cv::FAST and cv::ORB::compute
+/// where they give OpenCV's bytes: spread features, and ORB's own selection, which must be
+/// cv::ORB's exactly.
 @Suite struct OpenCVEquivalentsTests {
     /// OpenCV's filter (which the describer must match) computes in fused multiply-add on such
     /// processors; the describer is built for them and checks itself at first use.
@@ -372,5 +373,39 @@ import WaymarkVision
         }
         #expect(compared > 5000)
         #expect(fromShortCells > 200)
+    }
+
+    /// Without spread, every keypoint and descriptor byte is cv::ORB::detectAndCompute's: ranked
+    /// by Harris (the tracker's features) and by FAST score, with an enlarged level, and with a
+    /// threshold so high that fewer than half the features are found and detection runs again
+    /// at the lower one.
+    @Test(.enabled(if: FeatureSet.hasExactDescriber && frames.allSatisfy { SharedDatasets.path($0) != nil }))
+    func withoutSpreadGivesOpenCVsORB() throws {
+        var harris = FeatureOptions(maxFeatures: 1000)
+        var fastRanked = FeatureOptions(maxFeatures: 2000)
+        fastRanked.ranking = .fast
+        fastRanked.enlargedLevels = 1
+        var retried = FeatureOptions(maxFeatures: 3000)
+        retried.fastThreshold = 90
+        harris.levels = 8
+        var compared = 0
+        for frame in Self.frames {
+            let image = try Image(contentsOf: SharedDatasets.path(frame)!, gray: true)
+            for options in [harris, fastRanked, retried] {
+                let ours = FeatureSet(detectingIn: image, options: options)
+                var opencv = options
+                opencv.opencvOnly = true
+                let theirs = FeatureSet(detectingIn: image, options: opencv)
+                let (mine, opencvs) = (ours.keypoints, theirs.keypoints)
+                let firstDifference = mine.indices.first { $0 >= opencvs.count || mine[$0] != opencvs[$0] }
+                let difference = firstDifference.map { "\($0): \(mine[$0]) against \($0 < opencvs.count ? "\(opencvs[$0])" : "none")" }
+                #expect(mine.count == opencvs.count && firstDifference == nil,
+                        "\(frame), \(options): \(mine.count) against \(opencvs.count) keypoints, first difference at \(difference ?? "none")")
+                let differing = zip(ours.descriptors, theirs.descriptors).filter { $0 != $1 }.count
+                #expect(differing == 0, "\(frame), \(options): \(differing) descriptor bytes differ")
+                compared += ours.count
+            }
+        }
+        #expect(compared > 10000)
     }
 }

@@ -227,13 +227,65 @@ void keep_spread(std::vector<cv::KeyPoint> &corners, size_t quota, float spread,
     corners.resize(next);
 }
 
-// Oriented keypoints on the levels ORB would build, chosen by keep_spread with ORB's share of
-// features per level, and their ORB descriptors, computed level by level on this pyramid (what
-// ORB given the keypoints would find, without building the pyramid again); in image coordinates.
-// The descriptors are OrbDescriber's where it reproduces this OpenCV (the same bytes, faster),
-// else, or when `o.opencv_only` asks for it, cv::ORB::compute's; the pyramid is resized likewise
-// by resize_linear_exact or, with `o.opencv_only`, cv::resize.
-void spread_features(const cv::Mat &image, const cs_feature_options &o, std::vector<cv::KeyPoint> &keypoints,
+// FAST corners of the whole level, none within `border` pixels of its edge: what cv::FAST
+// finds there (FAST over the part where corners are kept, as spread_corners), by the shim's own
+// FAST, whose cost does not grow with the corners it finds. cv::FAST scores each candidate
+// apart: ~7 ms over ORB's eight levels of a rendered or finely textured frame (~10,000 corners
+// at the finest) against ~1 ms on a Kinect frame of an office.
+void level_corners(const cv::Mat &level, int threshold, int border, bool opencv_only, std::vector<uint8_t> &scratch,
+                   std::vector<cv::KeyPoint> &corners) {
+    const int margin = std::max(0, border - 4);
+    // FAST's circle reaches 3 pixels around a corner.
+    const cv::Rect cell(margin + 3, margin + 3, level.cols - 2 * margin - 6, level.rows - 2 * margin - 6);
+    corners.clear();
+    if (cell.width > 0 && cell.height > 0) cs::fast_in_cell(level, cell, threshold, opencv_only, scratch, corners);
+    cv::KeyPointsFilter::runByImageBorder(corners, level.size(), border);
+}
+
+// OpenCV's Harris measure of a corner, over the 7 x 7 block around it, from 3 x 3 Sobel
+// derivatives, scaled and computed in the order cv::ORB computes it (so the same floats).
+float harris_response(const cv::Mat &level, cv::Point2f at) {
+    constexpr int kBlock = 7, kRadius = kBlock / 2;
+    constexpr float kHarrisK = 0.04f;
+    const float scale = 1.f / ((1 << 2) * kBlock * 255.f);
+    const float scale_sq_sq = scale * scale * scale * scale;
+    const long step = long(level.step1());
+    const uchar *corner = level.ptr<uchar>(cvRound(at.y) - kRadius) + cvRound(at.x) - kRadius;
+    int a = 0, b = 0, c = 0;
+    for (int i = 0; i < kBlock; ++i)
+        for (int j = 0; j < kBlock; ++j) {
+            const uchar *p = corner + i * step + j;
+            const int ix = (p[1] - p[-1]) * 2 + (p[-step + 1] - p[-step - 1]) + (p[step + 1] - p[step - 1]);
+            const int iy = (p[step] - p[-step]) * 2 + (p[step - 1] - p[-step - 1]) + (p[step + 1] - p[-step + 1]);
+            a += ix * ix;
+            b += iy * iy;
+            c += ix * iy;
+        }
+    return ((float)a * b - (float)c * c - kHarrisK * ((float)a + b) * ((float)a + b)) * scale_sq_sq;
+}
+
+// Keeps `quota` of a level's FAST corners as cv::ORB does: by FAST score; or, ranked by Harris,
+// the best twice the quota by FAST score, then the quota by the Harris measure (ties at the
+// bar kept, as KeyPointsFilter::retainBest keeps them).
+void keep_as_orb(const cv::Mat &level, std::vector<cv::KeyPoint> &corners, size_t quota, int ranking) {
+    if (ranking == CS_RANKING_FAST) {
+        cv::KeyPointsFilter::retainBest(corners, int(quota));
+        return;
+    }
+    cv::KeyPointsFilter::retainBest(corners, int(2 * quota));
+    for (auto &k : corners) k.response = harris_response(level, k.pt);
+    cv::KeyPointsFilter::retainBest(corners, int(quota));
+}
+
+// Oriented keypoints on the levels ORB would build, with ORB's share of features per level, and
+// their ORB descriptors, computed level by level on this pyramid (what ORB given the keypoints
+// would find, without building the pyramid again); in image coordinates. With `o.spread`, each
+// level's corners are chosen by keep_spread; without, as cv::ORB chooses them (keep_as_orb), so
+// that the result is cv::ORB's own, keypoint for keypoint and byte for byte. The descriptors are
+// OrbDescriber's where it reproduces this OpenCV (the same bytes, faster), else, or when
+// `o.opencv_only` asks for it, cv::ORB::compute's; the pyramid is resized likewise by
+// resize_linear_exact or, with `o.opencv_only`, cv::resize.
+void own_features(const cv::Mat &image, const cs_feature_options &o, std::vector<cv::KeyPoint> &keypoints,
                      std::vector<cs::Descriptor> &descriptors) {
     const float factor = 1.f / o.scale_factor;
     std::vector<size_t> quota(static_cast<size_t>(o.levels));
@@ -251,6 +303,7 @@ void spread_features(const cv::Mat &image, const cs_feature_options &o, std::vec
     keypoints.clear();
     descriptors.clear();
     std::vector<cv::KeyPoint> corners;
+    std::vector<uint8_t> fast_scratch;
     cv::Mat previous = image, level, scratch;
     for (int l = 0; l < o.levels; ++l) {
         const float scale = std::pow(o.scale_factor, float(l - o.first_level));
@@ -262,14 +315,21 @@ void spread_features(const cv::Mat &image, const cs_feature_options &o, std::vec
             else cs::resize_linear_exact(previous, level, size);
         }
         if (l >= o.first_level) previous = level;
-        // ORB's descriptor step drops keypoints within edge_threshold image pixels of the border.
-        const int border = int(std::ceil(float(o.edge_threshold) * std::max(1.f, 1.f / scale)));
+        // Spread features stay edge_threshold image pixels from the border (ORB's descriptor step
+        // drops keypoints nearer it); ORB's own detection keeps edge_threshold level pixels.
+        const int border = o.spread > 0 ? int(std::ceil(float(o.edge_threshold) * std::max(1.f, 1.f / scale)))
+                                        : o.edge_threshold;
         // Neither this level nor the smaller ones have room for a keypoint.
         if (level.cols <= 2 * border || level.rows <= 2 * border) break;
         const size_t cell_share = size_t(std::ceil(double(o.spread) * double(quota[size_t(l)]) /
                                                    double(CellGrid(level.size()).count())));
-        spread_corners(level, o.fast_threshold, o.min_fast_threshold, cell_share, border, o.opencv_only, corners);
-        keep_spread(corners, quota[size_t(l)], o.spread, level.size());
+        if (o.spread > 0) {
+            spread_corners(level, o.fast_threshold, o.min_fast_threshold, cell_share, border, o.opencv_only, corners);
+            keep_spread(corners, quota[size_t(l)], o.spread, level.size());
+        } else {
+            level_corners(level, o.fast_threshold, border, o.opencv_only, fast_scratch, corners);
+            keep_as_orb(level, corners, quota[size_t(l)], o.ranking);
+        }
         orient(level, corners);
         for (auto &k : corners) {
             k.size = float(kPatchSize);
@@ -327,7 +387,15 @@ cs_status cs_features_detect(const cs_image *gray, const cs_feature_options *opt
         std::vector<cv::KeyPoint> keypoints;
         auto result = std::make_unique<cs_features>();
         if (options->spread > 0) {
-            spread_features(gray->mat, *options, keypoints, result->descriptors);
+            own_features(gray->mat, *options, keypoints, result->descriptors);
+        } else if (!options->opencv_only) {
+            own_features(gray->mat, *options, keypoints, result->descriptors);
+            if (options->min_fast_threshold > 0 && options->min_fast_threshold < options->fast_threshold &&
+                int(keypoints.size()) < options->max_features / 2) {
+                cs_feature_options lower = *options;
+                lower.fast_threshold = options->min_fast_threshold;
+                own_features(gray->mat, lower, keypoints, result->descriptors);
+            }
         } else {
             cv::Mat descriptors;
             orb->detectAndCompute(gray->mat, cv::noArray(), keypoints, descriptors);
