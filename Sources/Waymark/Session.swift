@@ -108,22 +108,27 @@ public final class Session {
         let gray = frame.image.gray()
         let trackingFrame = TrackingFrame(timestamp: frame.timestamp, gray: gray, depth: frame.depth?.metres,
                                           recordedPose: frame.recordedPose)
-        // Two steps on two threads. First the frame's features beside its signals, its surfaces
-        // (seen from the pose tracking expects) and its dense alignment from that pose. Then
+        // Two steps on two threads. First the frame's features and its surfaces (seen from the
+        // pose tracking expects) beside its signals and its dense alignment from that pose; with
+        // a recorded pose, which needs no alignment, the surfaces go beside the signals. Then
         // image detection with those features, beside tracking and anchoring. What keeps the two
         // sides apart (the closures share `self`, which the compiler cannot split, so this is
-        // checked by a ThreadSanitizer run of the session tests, `make tsan`): the first side
-        // touches only the image tracker and reads immutable options; the second alone touches
-        // the tracker, the frame meter, the anchor registry, the plane detector, the coach and
-        // the counters. Both only read the frame, which neither changes.
+        // checked by a ThreadSanitizer run of the session tests, `make tsan`): in the first step
+        // the plane detector is on one side only, the frame meter and the tracker on the second,
+        // and the first reads immutable options; in the second step the first side touches only
+        // the image tracker, the second the tracker, the frame meter, the anchor registry, the
+        // plane detector, the coach and the counters. Both only read the frame, which neither changes.
         let expected = tracker?.expectedPose(for: trackingFrame)
-        let (features, beside) = runConcurrently(
-            { self.sharedFeatures(gray) },
+        let surfacesBesideFeatures = frame.recordedPose == nil
+        let surfaces = { self.tracker == nil ? nil : self.detectSurfaces(frame, seenFrom: expected) }
+        let (early, beside) = runConcurrently(
+            { () -> (features: SharedFeatures, surfaces: DetectedSurfaces?) in
+                (self.sharedFeatures(gray), surfacesBesideFeatures ? surfaces() : nil)
+            },
             { () -> (measured: FrameMeasurement, surfaces: DetectedSurfaces?, prealigned: Prealignment?) in
-                (self.meter.measure(gray), self.tracker == nil ? nil : self.detectSurfaces(frame, seenFrom: expected),
-                 self.tracker?.prealign(trackingFrame))
+                (self.meter.measure(gray), surfacesBesideFeatures ? nil : surfaces(), self.tracker?.prealign(trackingFrame))
             })
-        let measured = beside.measured
+        let (features, measured, detected) = (early.features, beside.measured, early.surfaces ?? beside.surfaces)
         let (detections, tracked) = runConcurrently(
             { self.imageTracker?.process(gray, features: features.forImages, intrinsics: self.input.intrinsics) ?? [] },
             { () -> (update: TrackingUpdate?, anchorEvents: [AnchorEvent], surfaces: Surfaces) in
@@ -131,7 +136,7 @@ public final class Session {
                 let update = self.tracker?.track(trackingFrame, features: features.forTracking!, prealigned: beside.prealigned)
                 // Anchors are hidden, restored or removed as they were before this frame's surfaces join them.
                 let events = update.map { self.handle($0.events) } ?? []
-                return (update, events, self.anchorSurfaces(beside.surfaces, frame: frame, cameraToWorld: update?.anchoringPose))
+                return (update, events, self.anchorSurfaces(detected, frame: frame, cameraToWorld: update?.anchoringPose))
             })
         var (update, anchorEvents) = (tracked.update, tracked.anchorEvents)
         if let tracker, let lost = update, lost.cameraToWorld == nil, tracker.isRelocalizing {
