@@ -215,10 +215,10 @@ typedef struct cs_feature_options {
        share of those is searched again down to min_fast_threshold. 0: OpenCV's ORB as it is.
        Needs CS_RANKING_FAST. */
     float spread;
-    /* With spread: 1 builds the pyramid with cv::resize, searches short cells again with
-       cv::FAST and describes the keypoints with cv::ORB::compute even where the shim's own
-       equivalents give the same bytes faster (see cs_features_exact_describer_available), to
-       check that they agree. */
+    /* 1: with spread, builds the pyramid with cv::resize, finds corners with cv::FAST and
+       describes the keypoints with cv::ORB::compute; without, runs cv::ORB itself; even where
+       the shim's own equivalents give the same keypoints and bytes faster (see
+       cs_features_exact_describer_available), to check that they agree. */
     int32_t opencv_only;
 } cs_feature_options;
 
