@@ -17,6 +17,12 @@ public struct Intrinsics: Equatable, Sendable, Codable {
         Point2(fx * p.x / p.z + cx, fy * p.y / p.z + cy)
     }
 
+    /// The point in camera coordinates that lands at `p` at depth `z` (metres along the axis):
+    /// `project`'s inverse.
+    public func backproject(_ p: Point2, depth z: Double) -> SIMD3<Double> {
+        SIMD3((p.x - cx) / fx * z, (p.y - cy) / fy * z, z)
+    }
+
     /// Where a point in camera coordinates lands in a `width`×`height` image; nil when it is
     /// outside, or behind or within 5 cm of the camera.
     public func pixel(seeing p: SIMD3<Double>, width: Int, height: Int) -> Point2? {

@@ -93,7 +93,7 @@ extension Keyframe {
 
 /// The unit viewing ray through a pixel, in world coordinates.
 func viewingRay(through p: Point2, cameraToWorld: RigidTransform, intrinsics: Intrinsics) -> SIMD3<Double> {
-    let d = cameraToWorld.applyRotation(SIMD3((p.x - intrinsics.cx) / intrinsics.fx, (p.y - intrinsics.cy) / intrinsics.fy, 1))
+    let d = cameraToWorld.applyRotation(intrinsics.backproject(p, depth: 1))
     return d / (d * d).sum().squareRoot()
 }
 
@@ -121,4 +121,4 @@ func closestPoint(_ a: SIMD3<Double>, _ u: SIMD3<Double>, _ b: SIMD3<Double>, _ 
     return (a + u * s + b + v * t) / 2
 }
 
-func distanceSquared(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double { ((a - b) * (a - b)).sum() }
+private func distanceSquared(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double { ((a - b) * (a - b)).sum() }

@@ -66,9 +66,7 @@ public final class Keyframe {
                 }
                 continue
             }
-            let camera = SIMD3((keypoint.location.x - intrinsics.cx) / intrinsics.fx * z,
-                               (keypoint.location.y - intrinsics.cy) / intrinsics.fy * z, z)
-            let measured = cameraToWorld.apply(camera)
+            let measured = cameraToWorld.apply(intrinsics.backproject(keypoint.location, depth: z))
             kept.append(i)
             depths.append(Float(z))
             // A tracked point is kept where the depth confirms it (within 3 %); a match the

@@ -74,9 +74,7 @@ public final class Reconstruction {
         pointOf = keypoints.map { [Int?](repeating: nil, count: $0.count) }
         seedDepths = keypoints[0].map { depthAt($0.location, depth: depth, width: width, height: height) ?? 0 }
         for (f, z) in seedDepths.enumerated() where z > 0 {
-            let p = keypoints[0][f].location
-            addPoint(SIMD3((p.x - intrinsics.cx) / intrinsics.fx * z, (p.y - intrinsics.cy) / intrinsics.fy * z, z),
-                     seenBy: [(0, f)])
+            addPoint(intrinsics.backproject(keypoints[0][f].location, depth: z), seenBy: [(0, f)])
         }
     }
 
