@@ -48,7 +48,8 @@ struct DetectionSuite {
             ours.append((error, ms))
         }
         let answer = try baseline?.run(task: [
-            "pairs": pairs.map { ["reference": $0.referencePath, "frame": $0.framePath] }, "kinds": ["orb", "sift"],
+            "pairs": pairs.map { ["reference": $0.referencePath, "frame": $0.framePath, "truth": $0.truthPath] },
+            "kinds": ["orb", "sift", "ecc-from-truth"],
         ])
         let sizes = try pairs.map { pair -> (Int, Int) in
             let image = try Image(contentsOf: pair.referencePath, gray: true)
@@ -63,28 +64,37 @@ struct DetectionSuite {
         }
         let orb = errors("orb")
         let sift = errors("sift")
+        let truthCheck = errors("ecc-from-truth")
+        let ourErrors = ours.map(\.error)
         print("### Oxford affine: share of pairs (img1 → img2…img6) with mean corner error < \(format(Self.acceptedError, 0)) px\n")
-        print("| sequence | Waymark | OpenCV ORB | OpenCV SIFT | Waymark median error px |")
-        print("|---|---|---|---|---|")
+        print("The last columns check the ground truth rather than a pipeline: OpenCV's ECC alignment started from the true")
+        print("homography ends at the homography the two images agree on nearest to it; where that lies 3 px or more from")
+        print("the truth, no estimate that fits the images scores as found there.\n")
+        print("| sequence | Waymark | OpenCV ORB | OpenCV SIFT | Waymark median error px | ECC from the truth within 3 px of it |")
+        print("|---|---|---|---|---|---|")
         func share(_ values: ArraySlice<Double>) -> String {
             "\(values.filter { $0 < Self.acceptedError }.count)/\(values.count)"
         }
         for (s, sequence) in OxfordAffine.sequences.enumerated() {
             let range = (s * 5)..<(s * 5 + 5)
-            let ourErrors = ours[range].map(\.error)
-            print("| \(sequence) | \(share(ourErrors[...])) | \(share(orb[range])) | \(share(sift[range])) | \(format(Summary(ourErrors).median)) |")
+            print("| \(sequence) | \(share(ourErrors[range])) | \(share(orb[range])) | \(share(sift[range])) | "
+                + "\(format(Summary(Array(ourErrors[range])).median)) | \(share(truthCheck[range])) |")
         }
-        figures.record("detection.oxford.within_3px", Double(ours.filter { $0.error < Self.acceptedError }.count))
-        print("| **all** | **\(share(ours.map(\.error)[...]))** | \(share(orb[...])) | \(share(sift[...])) | \(format(Summary(ours.map(\.error)).median)) |\n")
-        print("Mean corner error per pair, img2…img6 (px; – = not found):\n")
-        print("| sequence | Waymark | OpenCV ORB | OpenCV SIFT |")
-        print("|---|---|---|---|")
+        figures.record("detection.oxford.within_3px", Double(ourErrors.filter { $0 < Self.acceptedError }.count))
+        if answer != nil {
+            figures.record("detection.oxford.truth_check_within_3px", Double(truthCheck.filter { $0 < Self.acceptedError }.count))
+        }
+        print("| **all** | **\(share(ourErrors[...]))** | \(share(orb[...])) | \(share(sift[...])) | "
+            + "\(format(Summary(ourErrors).median)) | \(share(truthCheck[...])) |\n")
+        print("Mean corner error per pair, img2…img6 (px; – = not found; ECC's distance from the truth where it ends):\n")
+        print("| sequence | Waymark | OpenCV ORB | OpenCV SIFT | ECC from the truth |")
+        print("|---|---|---|---|---|")
         func list(_ values: ArraySlice<Double>) -> String {
             values.map { $0.isFinite ? format($0, 1) : "–" }.joined(separator: " ")
         }
         for (s, sequence) in OxfordAffine.sequences.enumerated() {
             let range = (s * 5)..<(s * 5 + 5)
-            print("| \(sequence) | \(list(ours[range].map(\.error)[...])) | \(list(orb[range])) | \(list(sift[range])) |")
+            print("| \(sequence) | \(list(ourErrors[range])) | \(list(orb[range])) | \(list(sift[range])) | \(list(truthCheck[range])) |")
         }
         print("")
         let ourTime = Summary(ours.map(\.ms))

@@ -8,6 +8,7 @@ struct OxfordPair {
     var index: Int
     var referencePath: String
     var framePath: String
+    var truthPath: String
     var truth: Homography
 }
 
@@ -19,13 +20,14 @@ enum OxfordAffine {
         for sequence in sequences {
             let folder = root.appendingPathComponent("oxford_affine/\(sequence)")
             for n in 2...6 {
-                let text = try String(contentsOf: folder.appendingPathComponent("H1to\(n)p"), encoding: .utf8)
+                let truthPath = folder.appendingPathComponent("H1to\(n)p").path
+                let text = try String(contentsOfFile: truthPath, encoding: .utf8)
                 let numbers = text.split(whereSeparator: { $0.isWhitespace }).compactMap { Double($0) }
                 guard numbers.count == 9 else { throw BenchError("malformed ground truth \(sequence)/H1to\(n)p") }
                 pairs.append(
                     OxfordPair(
                         sequence: sequence, index: n, referencePath: folder.appendingPathComponent("img1.png").path,
-                        framePath: folder.appendingPathComponent("img\(n).png").path,
+                        framePath: folder.appendingPathComponent("img\(n).png").path, truthPath: truthPath,
                         truth: .fromIntegerCentred(Homography(numbers))))
             }
         }
