@@ -20,8 +20,12 @@ public final class RGBDRecordingSource: FileFrameSource {
 
     /// One frame's files and pose.
     public struct FrameFiles: Sendable {
+        /// The depth image's time (the frame's), seconds.
         public var timestamp: Double
         public var colorPath: String?
+        /// The colour image's own time where the layout lists it (TUM's rgb.txt): a Kinect's two
+        /// streams are not synchronized, so it can differ from `timestamp` by up to the tolerance.
+        public var colorTimestamp: Double?
         public var depthPath: String
         public var cameraToWorld: RigidTransform?
     }
@@ -63,7 +67,7 @@ public final class RGBDRecordingSource: FileFrameSource {
                                                        tolerance: options.associationTolerance)
                 files = pairs.map { d, c in
                     FrameFiles(timestamp: depth[d].timestamp, colorPath: folder + "/" + color[c].path,
-                               depthPath: folder + "/" + depth[d].path)
+                               colorTimestamp: color[c].timestamp, depthPath: folder + "/" + depth[d].path)
                 }
                 hasColor = true
                 leftOut = depth.count + color.count - 2 * pairs.count

@@ -32,6 +32,7 @@ import WaymarkVision
         let colorTimes = source.frames.map { Double(($0.colorPath! as NSString).lastPathComponent.dropLast(4))! }
         #expect(zip(colorTimes, source.frames).allSatisfy { abs($0 - $1.timestamp) < 0.02 })
         #expect(Set(colorTimes).count == colorTimes.count)
+        #expect(zip(colorTimes, source.frames).allSatisfy { $0 == $1.colorTimestamp })
         #expect(abs(source.info.framesPerSecond - 30) < 2)
         let truth = try Trajectory(tumFile: folder + "/groundtruth.txt").samples
         for files in source.frames {
