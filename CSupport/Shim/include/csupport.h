@@ -374,6 +374,29 @@ cs_status cs_pose_estimate_ransac(const double *object_points, const float *imag
                                   double translation[3], uint8_t *inliers, size_t *inlier_count,
                                   double *rms_error, int32_t *found, cs_error *error);
 
+/* ---- Two views ---- */
+
+/* Points here are normalized image coordinates: (x/z, y/z) of each viewing ray, camera
+   coordinates (x right, y down, z forward). A relative pose maps the first camera's
+   coordinates to the second's: X2 = R X1 + t, R row-major. */
+
+/* The essential matrix (x2' E x1 = 0) of `count` matches, by OpenCV's five-point RANSAC;
+   `threshold` in normalized units (pixels over focal length). `inliers` (count bytes, may be
+   NULL) gets 1 per inlier. `found` is 0 when no matrix was found (not an error). */
+cs_status cs_essential_estimate(const double *first, const double *second, size_t count, double threshold,
+                                double confidence, double essential[9], uint8_t *inliers, int32_t *found,
+                                cs_error *error);
+
+/* The relative poses an essential matrix can come from: (R1, t), (R1, -t), (R2, t), (R2, -t),
+   |t| = 1. `rotations` gets R1 then R2. */
+cs_status cs_essential_decompose(const double essential[9], double rotations[18], double translation[3],
+                                 cs_error *error);
+
+/* The relative poses a plane-induced homography of normalized points (x2 ~ H x1) can come
+   from: up to four (R, t/d, n), n the plane's normal in the first camera and d its distance. */
+cs_status cs_homography_decompose(const double homography[9], double rotations[36], double translations[12],
+                                  double normals[12], int32_t *count, cs_error *error);
+
 /* ---- Video ---- */
 
 typedef struct cs_video_reader cs_video_reader;

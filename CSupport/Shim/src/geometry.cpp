@@ -275,3 +275,71 @@ cs_status cs_pose_estimate_ransac(const double *object_points, const float *imag
 }
 
 } // extern "C"
+
+namespace {
+
+std::vector<cv::Point2d> to_points(const double *xy, size_t count) {
+    std::vector<cv::Point2d> points(count);
+    for (size_t i = 0; i < count; ++i) points[i] = {xy[2 * i], xy[2 * i + 1]};
+    return points;
+}
+
+void copy_matrix(const cv::Mat &m, double *out) {
+    cv::Mat d;
+    m.convertTo(d, CV_64F);
+    for (int i = 0; i < d.rows * d.cols; ++i) out[i] = d.at<double>(i / d.cols, i % d.cols);
+}
+
+}  // namespace
+
+cs_status cs_essential_estimate(const double *first, const double *second, size_t count, double threshold,
+                                double confidence, double essential[9], uint8_t *inliers, int32_t *found,
+                                cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(essential && found, "cs_essential_estimate: NULL argument");
+        cs::require(count == 0 || (first && second), "cs_essential_estimate: NULL points");
+        cs::require(threshold > 0 && confidence > 0 && confidence < 1, "cs_essential_estimate: invalid options");
+        *found = 0;
+        if (inliers) std::fill(inliers, inliers + count, uint8_t(0));
+        if (count < 5) return;
+        cv::Mat mask;
+        // Normalized points: the identity camera (focal 1, principal point 0).
+        cv::Mat e = cv::findEssentialMat(to_points(first, count), to_points(second, count), 1.0, cv::Point2d(0, 0),
+                                         cv::RANSAC, confidence, threshold, mask);
+        // Several solutions come stacked (3k x 3); RANSAC has already picked the best one first.
+        if (e.empty() || e.cols != 3 || e.rows < 3) return;
+        copy_matrix(e.rowRange(0, 3), essential);
+        if (!std::all_of(essential, essential + 9, [](double v) { return std::isfinite(v); })) return;
+        if (inliers && !mask.empty())
+            for (size_t i = 0; i < count; ++i) inliers[i] = mask.at<uint8_t>(int(i)) ? 1 : 0;
+        *found = 1;
+    });
+}
+
+cs_status cs_essential_decompose(const double essential[9], double rotations[18], double translation[3],
+                                 cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(essential && rotations && translation, "cs_essential_decompose: NULL argument");
+        cv::Mat r1, r2, t;
+        cv::decomposeEssentialMat(cv::Mat(3, 3, CV_64F, const_cast<double *>(essential)).clone(), r1, r2, t);
+        copy_matrix(r1, rotations);
+        copy_matrix(r2, rotations + 9);
+        copy_matrix(t, translation);
+    });
+}
+
+cs_status cs_homography_decompose(const double homography[9], double rotations[36], double translations[12],
+                                  double normals[12], int32_t *count, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(homography && rotations && translations && normals && count, "cs_homography_decompose: NULL argument");
+        std::vector<cv::Mat> rs, ts, ns;
+        const int solutions = cv::decomposeHomographyMat(cv::Mat(3, 3, CV_64F, const_cast<double *>(homography)).clone(),
+                                                         cv::Matx33d::eye(), rs, ts, ns);
+        *count = std::min(solutions, 4);
+        for (int i = 0; i < *count; ++i) {
+            copy_matrix(rs[size_t(i)], rotations + 9 * i);
+            copy_matrix(ts[size_t(i)], translations + 3 * i);
+            copy_matrix(ns[size_t(i)], normals + 3 * i);
+        }
+    });
+}
