@@ -20,9 +20,11 @@ public struct TwoViewInitializationOptions: Equatable, Sendable {
     /// The homography is chosen when its share of the two models' scores is above this: a
     /// plane, or a view too shallow for the essential matrix to be sure (ORB-SLAM's paper: 0.45).
     public var homographyShare = 0.45
-    /// Another candidate pose that places this share of the best one's points makes the
-    /// choice unsure (ORB-SLAM: 0.7 for the essential matrix, 0.75 for the homography).
-    public var ambiguousShare = 0.7
+    /// Another candidate pose that places this share of the matches the best one places makes
+    /// the choice unsure. ORB-SLAM asks 0.7 (0.75 for the homography) of the model's inliers;
+    /// counted over every match, a wrong decomposition of a wall's homography still places
+    /// the wall (four in five of a room's matches), and only the points off it tell.
+    public var ambiguousShare = 0.9
 
     public init() {}
 }
@@ -90,36 +92,46 @@ public struct TwoViewInitialization: Equatable, Sendable {
         let (sH, sE) = (scoredH?.score ?? 0, scoredE?.score ?? 0)
         guard sH + sE > 0 else { return .failure(.noModel) }
         let share = sH / (sH + sE)
-        let model: Model = share > options.homographyShare ? .homography : .essential
-        let candidates: [RigidTransform]
-        let inliers: [Bool]
-        switch model {
-        case .homography:
-            candidates = TwoViewGeometry.poses(homography: homography!.homography).map(\.secondFromFirst)
-            inliers = scoredH!.inliers
-        case .essential:
-            candidates = TwoViewGeometry.poses(essential: essential!.matrix)
-            inliers = scoredE!.inliers
+        // A positive share means the homography scored, and a share at most 0.45 that the
+        // essential matrix did.
+        if share > options.homographyShare, let homography, let scoredH {
+            let candidates = TwoViewGeometry.poses(homography: homography.homography).map(\.secondFromFirst)
+            return views.reconstruct(.homography, candidates, inliers: scoredH.inliers.count { $0 }, share: share,
+                                     options: options)
         }
+        guard let essential, let scoredE else { return .failure(.noModel) }
+        return views.reconstruct(.essential, TwoViewGeometry.poses(essential: essential.matrix),
+                                 inliers: scoredE.inliers.count { $0 }, share: share, options: options)
+    }
+}
+
+extension PixelPair {
+    /// The candidate motion that places the most matches, refined, if it places enough,
+    /// clearly more than any other candidate, with parallax.
+    func reconstruct(_ model: TwoViewInitialization.Model, _ candidates: [RigidTransform], inliers inlierCount: Int,
+                     share: Double, options: TwoViewInitializationOptions) -> Result<TwoViewInitialization, TwoViewInitialization.Refusal>
+    {
         // Candidates are judged by every match they explain, not only the model's inliers: of a
         // homography's two decompositions that keep a floor in front of both cameras, only the
         // true one also places the things standing on it.
-        let placements = candidates.map { views.place(secondFromFirst: $0, options: options) }
+        let placements = candidates.map { place(secondFromFirst: $0, options: options) }
         let ranked = placements.indices.sorted { placements[$0].count > placements[$1].count }
         let best = placements[ranked[0]]
-        let inlierCount = inliers.count { $0 }
         let needed = max(options.minimumPoints, Int((options.minimumPlacedShare * Double(inlierCount)).rounded(.up)))
         guard best.count >= needed else { return .failure(.tooFewPoints(best.count)) }
         if ranked.count > 1, Double(placements[ranked[1]].count) > options.ambiguousShare * Double(best.count) {
             return .failure(.ambiguous)
         }
-        let parallaxes = best.map(\.parallaxDegrees).sorted()
+        // The parallax is judged after the adjustment: a five-point sample can start the motion
+        // tens of degrees off along the valley a sideways step leaves, with its points far away.
+        let (pose, adjusted) = refine(candidates[ranked[0]], best, options: options)
+        guard !adjusted.isEmpty else { return .failure(.tooFewPoints(0)) }
+        let parallaxes = adjusted.map(\.parallaxDegrees).sorted()
         let medianParallax = parallaxes[parallaxes.count / 2]
         guard medianParallax >= options.minimumParallaxDegrees else {
             return .failure(.tooLittleParallax(degrees: medianParallax))
         }
-        let placed = best.filter { $0.parallaxDegrees >= options.minimumPointParallaxDegrees }
-        let (pose, kept) = views.refine(candidates[ranked[0]], placed, options: options)
+        let kept = adjusted.filter { $0.parallaxDegrees >= options.minimumPointParallaxDegrees }
         guard kept.count >= options.minimumPoints else { return .failure(.tooFewPoints(kept.count)) }
         let depths = kept.map(\.position.z).sorted()
         let scale = 1 / depths[depths.count / 2]
@@ -215,9 +227,7 @@ private struct PixelPair {
                 let errorB = reprojectionError(point, second[i], cameraToWorld: secondToFirst, intrinsics: intrinsics),
                 errorA <= limit, errorB <= limit
             else { continue }
-            let (toA, toB) = (point - origin, point - centre)
-            let cosine = (toA * toB).sum() / ((toA * toA).sum() * (toB * toB).sum()).squareRoot()
-            placed.append(Placed(match: i, position: point, parallaxDegrees: acos(min(1, cosine)) * 180 / .pi))
+            placed.append(Placed(match: i, position: point, parallaxDegrees: parallax(point, centre)))
         }
         return placed
     }
@@ -244,15 +254,24 @@ extension PixelPair {
         solver.maximumIterations = 30
         guard let report = try? problem.solve(options: solver) else { return (secondFromFirst, placed) }
         let refined = problem.poses[1].orthonormalized.inverse
+        let centre = problem.poses[1].translationVector
         let kept = placed.indices.compactMap { k -> Placed? in
             let position = problem.points[k]
             guard report.residuals[2 * k] <= solver.huber, report.residuals[2 * k + 1] <= solver.huber,
                 position.z > 0, refined.apply(position).z > 0
             else { return nil }
-            return Placed(match: placed[k].match, position: position, parallaxDegrees: placed[k].parallaxDegrees)
+            return Placed(match: placed[k].match, position: position, parallaxDegrees: parallax(position, centre))
         }
         return (refined, kept)
     }
+}
+
+/// The angle, degrees, at which the rays from the first camera (the origin) and from a
+/// camera at `centre` meet at `point`.
+private func parallax(_ point: SIMD3<Double>, _ centre: SIMD3<Double>) -> Double {
+    let toB = point - centre
+    let cosine = (point * toB).sum() / ((point * point).sum() * (toB * toB).sum()).squareRoot()
+    return acos(min(1, cosine)) * 180 / .pi
 }
 
 private func squaredDistance(_ a: Point2, _ b: Point2) -> Double {
