@@ -1,3 +1,5 @@
+import Foundation
+
 /// Pinhole camera intrinsics in pixels, in this library's pixel convention.
 public struct Intrinsics: Equatable, Sendable, Codable {
     public var fx: Double
@@ -29,6 +31,14 @@ public struct Intrinsics: Equatable, Sendable, Codable {
         guard p.z > 0.05 else { return nil }
         let pixel = project(p)
         return pixel.x >= 0 && pixel.y >= 0 && pixel.x < Double(width) && pixel.y < Double(height) ? pixel : nil
+    }
+
+    /// A pinhole camera that sees `degrees` across the width of a `width`×`height` image, with
+    /// square pixels and its centre in the middle: a guess for a video nobody calibrated.
+    public init(horizontalFieldOfView degrees: Double, width: Int, height: Int) {
+        precondition(degrees > 0 && degrees < 180 && width > 0 && height > 0, "a field of view in (0°, 180°) and an image size")
+        let focal = Double(width) / 2 / tan(degrees * .pi / 360)
+        self.init(fx: focal, fy: focal, cx: Double(width) / 2, cy: Double(height) / 2)
     }
 
     /// Parses "fx,fy,cx,cy".

@@ -1,5 +1,6 @@
 import Foundation
 import WaymarkCore
+import WaymarkVision
 
 /// Frames in order from a recording, a camera or a robot's log. `next()` gives the next frame,
 /// or nil at the end; a frame that cannot be read comes back with its `error` set and the source
@@ -84,6 +85,12 @@ public struct FrameSourceOptions: Sendable {
     public var depthScale: Double?
     /// Replaces the recording's own intrinsics (intrinsics.txt).
     public var intrinsics: Intrinsics?
+    /// Videos and image folders: the camera's calibration, scaled to the frames' size; each
+    /// frame's lens distortion is removed, and the intrinsics are the calibration's.
+    public var calibration: CameraCalibration?
+    /// Videos and image folders: intrinsics from this horizontal field of view, degrees (a
+    /// guess, noted as one).
+    public var fieldOfView: Double?
     /// A TUM trajectory (camera-to-world) whose poses replace the recording's ground truth.
     public var posesFile: String?
     /// Decode colour frames in colour; off, frames carry gray only (less to decode).

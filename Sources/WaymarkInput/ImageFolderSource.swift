@@ -12,6 +12,7 @@ public final class ImageFolderSource: FileFrameSource {
     private let paths: [String]
     private let decodesColor: Bool
     private let limits: InputLimits
+    private let camera: MonocularCamera
     private var index = 0
 
     /// A folder holding at least one image.
@@ -35,9 +36,10 @@ public final class ImageFolderSource: FileFrameSource {
         let image = try Image(contentsOf: first, gray: !options.decodesColor, limits: options.limits)
         decodesColor = options.decodesColor
         limits = options.limits
+        camera = try MonocularCamera(options: options, width: image.width, height: image.height)
         info = FrameSourceInfo(kind: "image_folder", path: path, width: image.width, height: image.height,
                                framesPerSecond: options.framesPerSecond, frameCount: paths.count, hasColor: true,
-                               hasDepth: false, intrinsics: options.intrinsics)
+                               hasDepth: false, intrinsics: camera.intrinsics, notes: camera.notes)
     }
 
     public func next() throws(WaymarkError) -> InputFrame? {
@@ -45,10 +47,11 @@ public final class ImageFolderSource: FileFrameSource {
         defer { index += 1 }
         let timestamp = Double(index) / info.framesPerSecond
         do throws(WaymarkError) {
-            let image = try Image(contentsOf: paths[index], gray: !decodesColor, limits: limits)
-            guard image.width == info.width, image.height == info.height else {
-                throw WaymarkError(.badData, "\(paths[index]) is \(image.width)×\(image.height), but the folder's first image is \(info.width)×\(info.height)")
+            let decoded = try Image(contentsOf: paths[index], gray: !decodesColor, limits: limits)
+            guard decoded.width == info.width, decoded.height == info.height else {
+                throw WaymarkError(.badData, "\(paths[index]) is \(decoded.width)×\(decoded.height), but the folder's first image is \(info.width)×\(info.height)")
             }
+            let image = camera.prepare(decoded)
             return decodesColor
                 ? InputFrame(index: index, timestamp: timestamp, color: image, intrinsics: info.intrinsics)
                 : InputFrame(index: index, timestamp: timestamp, gray: image, intrinsics: info.intrinsics)

@@ -52,6 +52,10 @@ public final class RGBDRecordingSource: FileFrameSource {
         guard Self.accepts(folder) else {
             throw WaymarkError(.missingInput, "\(folder) is not an RGB-D recording: it needs depth.txt (TUM) or a depth/ folder")
         }
+        guard options.calibration == nil, options.fieldOfView == nil else {
+            throw WaymarkError(.usage, "a calibration file or a field of view is for videos and image folders; "
+                               + "an RGB-D recording takes its intrinsics.txt or intrinsics fx,fy,cx,cy")
+        }
         try options.checkFramesPerSecond()
         let manager = FileManager.default
         var notes: [String] = []

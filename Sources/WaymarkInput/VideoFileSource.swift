@@ -6,6 +6,7 @@ import WaymarkVision
 public final class VideoFileSource: FileFrameSource {
     public let info: FrameSourceInfo
     private let reader: VideoReader
+    private let camera: MonocularCamera
     private var index = 0
 
     /// Any path that is not a folder.
@@ -20,9 +21,10 @@ public final class VideoFileSource: FileFrameSource {
         _ = try regularFileSize(path)
         reader = try VideoReader(path: path)
         try options.limits.checkPixels(width: reader.width, height: reader.height, of: path)
+        camera = try MonocularCamera(options: options, width: reader.width, height: reader.height)
         info = FrameSourceInfo(kind: "video", path: path, width: reader.width, height: reader.height,
                                framesPerSecond: reader.framesPerSecond, frameCount: reader.frameCount, hasColor: true,
-                               hasDepth: false, intrinsics: options.intrinsics)
+                               hasDepth: false, intrinsics: camera.intrinsics, notes: camera.notes)
     }
 
     /// Throws when the stream breaks, or when it ends well before the container's frame count
@@ -36,6 +38,6 @@ public final class VideoFileSource: FileFrameSource {
             return nil
         }
         defer { index += 1 }
-        return InputFrame(index: index, timestamp: timestamp, color: frame, intrinsics: info.intrinsics)
+        return InputFrame(index: index, timestamp: timestamp, color: camera.prepare(frame), intrinsics: info.intrinsics)
     }
 }

@@ -69,6 +69,21 @@ struct Arguments {
     func intrinsics() throws(WaymarkError) -> Intrinsics? {
         try value("--intrinsics").map { (text: String) throws(WaymarkError) in try Intrinsics(parsing: text) }
     }
+
+    /// --calibration FILE: an OpenCV calibration (YAML, XML or JSON).
+    func calibration() throws(WaymarkError) -> CameraCalibration? {
+        try value("--calibration").map { (path: String) throws(WaymarkError) in try CameraCalibration(contentsOf: path) }
+    }
+
+    /// --fov DEGREES: the horizontal field of view of an uncalibrated camera.
+    func fieldOfView() throws(WaymarkError) -> Double? {
+        try value("--fov").map { (text: String) throws(WaymarkError) -> Double in
+            guard let degrees = Double(text), degrees >= 10, degrees <= 170 else {
+                throw WaymarkError(.usage, "--fov must be the horizontal field of view in degrees, 10 to 170; got '\(text)'")
+            }
+            return degrees
+        }
+    }
 }
 
 extension Arguments {

@@ -6,7 +6,8 @@ enum ProcessCommand: Command {
     static let name = "process"
     static let help = """
         Usage: waymark process VIDEO --references MANIFEST|FOLDER [--group G]... [--auto-select]
-                               [--output FILE] [--annotate VIDEO] [--report FILE] [--intrinsics fx,fy,cx,cy] [--quiet]
+                               [--output FILE] [--annotate VIDEO] [--report FILE]
+                               [--intrinsics fx,fy,cx,cy | --calibration FILE | --fov DEGREES] [--quiet]
                waymark process SEQUENCE [--references MANIFEST|FOLDER] [--intrinsics fx,fy,cx,cy] [--annotate VIDEO]
                                [--report FILE]
                                [--depth-scale S] [--gravity x,y,z] [--fps N] [--trajectory FILE]
@@ -49,6 +50,11 @@ enum ProcessCommand: Command {
                               images and surfaces, the messages, and thumbnails of the frames
           --intrinsics LIST   fx,fy,cx,cy in pixels, to report each image's pose (and, for a
                               SEQUENCE without intrinsics.txt, to turn depth into points)
+          --calibration FILE  VIDEO: the camera's OpenCV calibration (YAML, XML or JSON, as
+                              OpenCV's calibration sample writes it); frames are undistorted and
+                              the intrinsics are its own, scaled to the video's size
+          --fov DEGREES       VIDEO: intrinsics from the horizontal field of view of an
+                              uncalibrated camera (a warning says poses are approximate)
           --depth-scale S     SEQUENCE: metres per depth unit (default 0.0002 for TUM; else 0.001
                               for 16-bit and 1 for float depth images)
           --gravity x,y,z     SEQUENCE: the direction of gravity in the poses' world (default 0,-1,0)
@@ -79,7 +85,7 @@ enum ProcessCommand: Command {
           --help              this text
         """
     static let valueOptions: Set<String> = [
-        "--max-megapixels", "--references", "--group", "--output", "--annotate", "--intrinsics", "--depth-scale", "--gravity", "--fps",
+        "--max-megapixels", "--references", "--group", "--output", "--annotate", "--intrinsics", "--calibration", "--fov", "--depth-scale", "--gravity", "--fps",
         "--trajectory", "--interrupt", "--relocalization-timeout", "--save-map", "--load-map", "--place", "--language",
         "--goal", "--report",
     ]

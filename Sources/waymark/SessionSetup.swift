@@ -10,6 +10,8 @@ enum SessionSetup {
         options.framesPerSecond = try arguments.framesPerSecond()
         options.depthScale = try arguments.depthScale()
         options.intrinsics = try arguments.intrinsics()
+        options.calibration = try arguments.calibration()
+        options.fieldOfView = try arguments.fieldOfView()
         options.posesFile = posesFile
         options.decodesColor = decodesColor
         options.limits = try arguments.limits()

@@ -220,6 +220,37 @@ struct CLI {
         return (scratch.path("v.\(container)"), scratch.path("refs"))
     }
 
+    /// A video's camera from a calibration file (the video is 640×480, the calibration sample's
+    /// own size) or from a field of view, noted as a guess; two ways at once, a calibration file
+    /// that is not one and an RGB-D recording are refused before the first frame.
+    @Test(.enabled(if: sampleDataPresent && SharedDatasets.has("opencv_samples/left_intrinsics.yml", "opencv_samples/intrinsics.yml",
+                                                                "tum_fr1_xyz_excerpt/depth.txt")))
+    func aVideosCameraComesFromACalibrationOrAFieldOfView() throws {
+        let scratch = try Scratch()
+        let sample = try #require(try Self.sample(scratch, frames: 3))
+        let calibration = try #require(SharedDatasets.path("opencv_samples/left_intrinsics.yml"))
+        let run = { (camera: [String]) in
+            try CLI.run(["process", sample.video, "--references", sample.references, "--output", scratch.path("out.jsonl")] + camera)
+        }
+        let calibrated = try run(["--calibration", calibration])
+        #expect(calibrated.status == 0, "\(calibrated.stderr)")
+        let k = try #require(try CLI.processOutput(scratch.path("out.jsonl")).header.source.intrinsics)
+        #expect(k == [5.3591573396163199e+02, 5.3591573396163199e+02, 3.4228315473308373e+02 + 0.5, 2.3557082909788173e+02 + 0.5])
+        let guessed = try run(["--fov", "60"])
+        #expect(guessed.status == 0 && guessed.stderr.contains("field of view") && guessed.stderr.contains("approximate"))
+        let focal = try #require(try CLI.processOutput(scratch.path("out.jsonl")).header.source.intrinsics?.first)
+        #expect(abs(focal - 320 / tan(Double.pi / 6)) < 1e-9)
+        let both = try run(["--fov", "60", "--intrinsics", "500,500,320,240"])
+        #expect(both.status == 64 && both.stderr.contains("one way"))
+        let stereo = try run(["--calibration", try #require(SharedDatasets.path("opencv_samples/intrinsics.yml"))])
+        #expect(stereo.status == 65 && stereo.stderr.contains("camera_matrix"))
+        let wide = try run(["--fov", "200"])
+        #expect(wide.status == 64 && wide.stderr.contains("--fov"))
+        let rgbd = try CLI.run(["process", try #require(SharedDatasets.path("tum_fr1_xyz_excerpt")), "--fov", "60",
+                                "--output", scratch.path("rgbd.jsonl")])
+        #expect(rgbd.status == 64 && rgbd.stderr.contains("intrinsics.txt"))
+    }
+
     @Test(.enabled(if: sampleDataPresent)) func processWritesHeaderFramesAndSummary() throws {
         let scratch = try Scratch()
         let sample = try #require(try Self.sample(scratch, frames: 24))

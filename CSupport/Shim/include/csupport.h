@@ -374,6 +374,24 @@ cs_status cs_pose_estimate_ransac(const double *object_points, const float *imag
                                   double translation[3], uint8_t *inliers, size_t *inlier_count,
                                   double *rms_error, int32_t *found, cs_error *error);
 
+/* ---- Camera calibration ---- */
+
+/* A calibration as OpenCV's calibration sample writes it (YAML, XML or JSON): camera_matrix,
+   distortion_coefficients (0, 4, 5, 8, 12 or 14 values), image_width and image_height.
+   `intrinsics` = fx, fy, cx, cy in the shim's pixels (centres at +0.5). A file that is not one
+   is CS_DECODE_FAILED with the reason. */
+cs_status cs_calibration_read(const char *path, double intrinsics[4], double *distortion, size_t capacity,
+                              size_t *distortion_count, int32_t *width, int32_t *height, cs_error *error);
+
+/* Removes a lens's distortion from images of one size: each output pixel is where the same
+   camera without distortion (the same intrinsics) would see it; bilinear, black outside. */
+typedef struct cs_undistorter cs_undistorter;
+cs_status cs_undistorter_create(const double intrinsics[4], const double *distortion, size_t count, int32_t width,
+                                int32_t height, cs_undistorter **out, cs_error *error);
+void cs_undistorter_destroy(cs_undistorter *undistorter);
+/* `out` must be another image than `image`. */
+cs_status cs_undistorter_apply(const cs_undistorter *undistorter, const cs_image *image, cs_image *out, cs_error *error);
+
 /* ---- Two views ---- */
 
 /* Points here are normalized image coordinates: (x/z, y/z) of each viewing ray, camera
