@@ -1,3 +1,4 @@
+import Foundation
 import WaymarkCore
 import WaymarkVision
 
@@ -20,9 +21,12 @@ struct MonocularCamera {
             undistorter = fitted.hasDistortion ? Undistorter(fitted) : nil
             notes = []
         } else if let degrees = options.fieldOfView {
+            guard degrees > 0, degrees < 180 else {
+                throw WaymarkError(.usage, "a field of view is an angle between 0° and 180°; got \(degrees)°")
+            }
             intrinsics = Intrinsics(horizontalFieldOfView: degrees, width: width, height: height)
             undistorter = nil
-            notes = ["intrinsics from a \(degrees)° field of view, not a calibration: camera poses and sizes are approximate"]
+            notes = ["intrinsics from a \(String(format: "%g", degrees))° field of view, not a calibration: camera poses and sizes are approximate"]
         } else {
             intrinsics = options.intrinsics
             undistorter = nil
