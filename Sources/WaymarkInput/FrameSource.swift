@@ -113,7 +113,9 @@ public struct FrameSourceOptions: Sendable {
 /// Opening an input by its path.
 public enum FrameSources {
     /// The kinds of input a path can be, asked in this order (the video last: it takes any file).
-    public static var kinds: [any FileFrameSource.Type] { [RGBDRecordingSource.self, ImageFolderSource.self, VideoFileSource.self] }
+    public static var kinds: [any FileFrameSource.Type] {
+        [RGBDRecordingSource.self, ColorSequenceSource.self, ImageFolderSource.self, VideoFileSource.self]
+    }
 
     /// The source for `path`: the first kind that accepts it.
     public static func open(_ path: String, options: FrameSourceOptions = FrameSourceOptions()) throws(WaymarkError)
@@ -125,7 +127,7 @@ public enum FrameSources {
         }
         guard let kind = kinds.first(where: { $0.accepts(path) }) else {
             throw WaymarkError(.badData, "\(path) is a folder without images (\(ImageFolderSource.extensions.sorted().joined(separator: ", "))) "
-                               + "and not an RGB-D recording (depth.txt or a depth/ folder)")
+                               + "and not a recording (depth.txt or a depth/ folder, or rgb.txt)")
         }
         return try kind.init(path: path, options: options)
     }

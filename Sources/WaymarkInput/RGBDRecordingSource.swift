@@ -64,9 +64,9 @@ public final class RGBDRecordingSource: FileFrameSource {
         let hasColor: Bool
         if manager.fileExists(atPath: folder + "/depth.txt") {
             layout = .tum
-            let depth = try Self.readList(folder + "/depth.txt", notes: &notes)
+            let depth = try RecordingLists.readList(folder + "/depth.txt", notes: &notes)
             if manager.fileExists(atPath: folder + "/rgb.txt") {
-                let color = try Self.readList(folder + "/rgb.txt", notes: &notes)
+                let color = try RecordingLists.readList(folder + "/rgb.txt", notes: &notes)
                 let pairs = TimestampAssociation.pairs(depth.map(\.timestamp), color.map(\.timestamp),
                                                        tolerance: options.associationTolerance)
                 files = pairs.map { d, c in
@@ -77,11 +77,11 @@ public final class RGBDRecordingSource: FileFrameSource {
                 leftOut = depth.count + color.count - 2 * pairs.count
                 if pairs.count < depth.count {
                     notes.append("\(depth.count - pairs.count) of \(depth.count) depth images have no colour image within "
-                                 + "\(Self.milliseconds(options.associationTolerance)) and are left out")
+                                 + "\(RecordingLists.milliseconds(options.associationTolerance)) and are left out")
                 }
                 if pairs.count < color.count {
                     notes.append("\(color.count - pairs.count) of \(color.count) colour images have no depth image within "
-                                 + "\(Self.milliseconds(options.associationTolerance)) and are left out")
+                                 + "\(RecordingLists.milliseconds(options.associationTolerance)) and are left out")
                 }
             } else {
                 files = depth.map { FrameFiles(timestamp: $0.timestamp, depthPath: folder + "/" + $0.path) }
@@ -112,17 +112,17 @@ public final class RGBDRecordingSource: FileFrameSource {
         guard let first = files.first else {
             throw WaymarkError(.badData, hasColor ? "\(folder) has no depth image with a colour image" : "\(folder) has no depth images")
         }
-        let poses = try Self.recordedPoses(folder: folder, options: options, timestamps: files.map(\.timestamp))
+        let poses = try RecordingLists.recordedPoses(folder: folder, options: options, timestamps: files.map(\.timestamp))
         if let poses {
             for (k, pose) in poses.poses.enumerated() { files[k].cameraToWorld = pose }
         }
         let size = try DepthImage(contentsOf: first.depthPath, scale: nil, limits: options.limits)
         let depthScale = options.depthScale ?? (layout == .tum ? 1 / 5000 : nil)
         var intrinsics = options.intrinsics
-        if intrinsics == nil { intrinsics = try Self.readIntrinsics(folder + "/intrinsics.txt") }
+        if intrinsics == nil { intrinsics = try RecordingLists.readIntrinsics(folder + "/intrinsics.txt") }
         info = FrameSourceInfo(
             kind: layout == .tum ? "tum_rgbd" : "rgbd_folder", path: folder, width: size.width, height: size.height,
-            framesPerSecond: Self.framesPerSecond(files.map(\.timestamp)), frameCount: files.count, hasColor: hasColor,
+            framesPerSecond: RecordingLists.framesPerSecond(files.map(\.timestamp)), frameCount: files.count, hasColor: hasColor,
             hasDepth: true, depthScale: depthScale, recordedPoses: poses?.origin,
             intrinsics: intrinsics, notes: notes, imagesLeftOut: leftOut)
         frames = files
@@ -157,65 +157,5 @@ public final class RGBDRecordingSource: FileFrameSource {
         } catch {
             return .failed(index: index, timestamp: files.timestamp, error)
         }
-    }
-
-    private static func milliseconds(_ seconds: Double) -> String { "\(Int((seconds * 1000).rounded())) ms" }
-
-    /// The poses of `posesFile`, else of groundtruth.txt, one per frame (nil where none is
-    /// within the tolerance); nil when there is neither file.
-    private static func recordedPoses(folder: String, options: FrameSourceOptions, timestamps: [Double])
-        throws(WaymarkError) -> (origin: RecordedPoseOrigin, poses: [RigidTransform?])?
-    {
-        let origin: RecordedPoseOrigin
-        let path: String
-        if let file = options.posesFile {
-            (origin, path) = (.file, file)
-        } else if FileManager.default.fileExists(atPath: folder + "/groundtruth.txt") {
-            (origin, path) = (.groundtruth, folder + "/groundtruth.txt")
-        } else {
-            return nil
-        }
-        let samples = try Trajectory(tumFile: path).samples
-        let partners = TimestampAssociation.partners(of: timestamps, in: samples.map(\.timestamp),
-                                                     tolerance: options.associationTolerance)
-        guard partners.contains(where: { $0 != nil }) else {
-            throw WaymarkError(.badData, "\(path) has no pose within \(milliseconds(options.associationTolerance)) of any frame of \(folder)")
-        }
-        return (origin, partners.map { $0.map { samples[$0].pose } })
-    }
-
-    /// "timestamp path" rows, sorted by time (with a note when the file's order was another);
-    /// a timestamp that is not a time in seconds, or one that repeats, is refused.
-    private static func readList(_ path: String, notes: inout [String]) throws(WaymarkError)
-        -> [(timestamp: Double, path: String)]
-    {
-        let rows = try TextRows.read(path).enumerated().map { (number, words) throws(WaymarkError) in
-            guard words.count >= 2, let t = Double(words[0]) else {
-                throw WaymarkError(.badData, "\(path), line \(number + 1): expected 'timestamp filename'")
-            }
-            try TimestampAssociation.check(t, at: "\(path), line \(number + 1)")
-            return (timestamp: t, path: String(words[1]))
-        }
-        let entries = rows.sorted { $0.timestamp < $1.timestamp }
-        if !zip(rows, entries).allSatisfy({ $0.timestamp == $1.timestamp }) {
-            notes.append("\(splitFolder(path).file) is not in time order; its images are taken in time order")
-        }
-        if let repeated = zip(entries, entries.dropFirst()).first(where: { $0.timestamp == $1.timestamp }) {
-            throw WaymarkError(.badData, "\(path): timestamp \(repeated.0.timestamp) appears twice")
-        }
-        return entries
-    }
-
-    private static func readIntrinsics(_ path: String) throws(WaymarkError) -> Intrinsics? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        let values = try TextRows.read(path).joined().compactMap { Double($0) }
-        guard values.count == 4 else { throw WaymarkError(.badData, "\(path): expected 'fx fy cx cy'") }
-        return try Intrinsics(parsing: values.map { String($0) }.joined(separator: ","))
-    }
-
-    /// From the median frame interval (gaps aside); 30 for a single frame.
-    private static func framesPerSecond(_ timestamps: [Double]) -> Double {
-        let steps = zip(timestamps, timestamps.dropFirst()).map { $1 - $0 }.filter { $0 > 0 }.sorted()
-        return steps.isEmpty ? 30 : 1 / steps[steps.count / 2]
     }
 }

@@ -31,7 +31,7 @@ public struct ProcessHeader: Codable, Sendable {
 
 /// What the input is and what its frames carry.
 public struct SourceRecord: Codable, Sendable {
-    /// video, image_folder, tum_rgbd, rgbd_folder.
+    /// video, image_folder, tum_rgbd, tum_color (colour only), rgbd_folder.
     public var kind: String
     public var width: Int
     public var height: Int

@@ -16,8 +16,9 @@ enum ProcessCommand: Command {
                                [--relocalization-timeout SECONDS] [--loop-closure] [--output FILE] [--quiet]
                (both) [--goal GOAL] [--language en|zh-Hans|zh-Hant]
 
-        Follows the active reference images through VIDEO (a video file, or a FOLDER of images
-        taken as frames in name order, --fps apart). Writes JSON Lines (schema
+        Follows the active reference images through VIDEO (a video file, a FOLDER of images
+        taken as frames in name order, --fps apart, or a TUM folder with rgb.txt and no depth,
+        its frames at their listed times). Writes JSON Lines (schema
         "waymark.process/4", see docs/OUTPUT.md): a header record, one record per frame
         {"type": "frame", "index", "timestamp" (seconds, from the video), "detections": [...
         with "state": detected | tracked | lost], "coaching": the message on screen (absent when

@@ -159,3 +159,39 @@ import WaymarkVision
         #expect { try FrameSources.open(scratch.path("images"), options: options) } throws: { ($0 as? WaymarkError)?.kind == .usage }
     }
 }
+
+@Suite struct ColorSequenceSourceTests {
+    static let tum = RGBDRecordingSourceTests.tum
+
+    /// TUM's colour frames without their depth: every frame of rgb.txt at its own time, the
+    /// nearest ground-truth pose with it, intrinsics.txt as the camera; a frame whose image is
+    /// gone comes back with its error, and the frames after it still come.
+    @Test(.enabled(if: SharedDatasets.has("\(tum)/rgb.txt", "\(tum)/groundtruth.txt")))
+    func aTUMFolderWithoutDepthIsAVideoWithItsOwnTimes() throws {
+        let scratch = try Scratch()
+        let original = try #require(SharedDatasets.path(Self.tum))
+        let folder = scratch.path("colour")
+        let manager = FileManager.default
+        try manager.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for item in ["rgb", "rgb.txt", "groundtruth.txt"] { try manager.copyItem(atPath: original + "/" + item, toPath: folder + "/" + item) }
+        try "525 525 320 240\n".write(toFile: folder + "/intrinsics.txt", atomically: true, encoding: .utf8)
+        let list = try TextRows.read(folder + "/rgb.txt")
+        try manager.removeItem(atPath: folder + "/" + list[5][1])
+
+        let source = try FrameSources.open(folder)
+        #expect(source.info.kind == "tum_color" && !source.info.hasDepth && source.info.recordedPoses == .groundtruth)
+        #expect(source.info.intrinsics == Intrinsics(fx: 525, fy: 525, cx: 320, cy: 240))
+        var frames: [InputFrame] = []
+        while let frame = try source.next() { frames.append(frame) }
+        #expect(frames.map(\.timestamp) == list.map { Double($0[0])! })
+        #expect(frames[5].error != nil && frames.enumerated().allSatisfy { $0.offset == 5 || ($0.element.error == nil && $0.element.color != nil) })
+        let truth = try Trajectory(tumFile: folder + "/groundtruth.txt").samples
+        for frame in frames where frame.error == nil {
+            let nearest = try #require(truth.min { abs($0.timestamp - frame.timestamp) < abs($1.timestamp - frame.timestamp) })
+            #expect(frame.recordedPose == nearest.pose)
+        }
+        // With depth beside it, the same folder is an RGB-D recording again.
+        try manager.createDirectory(atPath: folder + "/depth", withIntermediateDirectories: true)
+        #expect(!ColorSequenceSource.accepts(folder))
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import WaymarkCore
+
+/// What recordings in the TUM layout share: their "timestamp path" lists, recorded poses paired
+/// by time, intrinsics.txt, and the frame rate their times imply.
+enum RecordingLists {
+    static func milliseconds(_ seconds: Double) -> String { "\(Int((seconds * 1000).rounded())) ms" }
+
+    /// The poses of `posesFile`, else of groundtruth.txt, one per frame (nil where none is
+    /// within the tolerance); nil when there is neither file.
+    static func recordedPoses(folder: String, options: FrameSourceOptions, timestamps: [Double])
+        throws(WaymarkError) -> (origin: RecordedPoseOrigin, poses: [RigidTransform?])?
+    {
+        let origin: RecordedPoseOrigin
+        let path: String
+        if let file = options.posesFile {
+            (origin, path) = (.file, file)
+        } else if FileManager.default.fileExists(atPath: folder + "/groundtruth.txt") {
+            (origin, path) = (.groundtruth, folder + "/groundtruth.txt")
+        } else {
+            return nil
+        }
+        let samples = try Trajectory(tumFile: path).samples
+        let partners = TimestampAssociation.partners(of: timestamps, in: samples.map(\.timestamp),
+                                                     tolerance: options.associationTolerance)
+        guard partners.contains(where: { $0 != nil }) else {
+            throw WaymarkError(.badData, "\(path) has no pose within \(milliseconds(options.associationTolerance)) of any frame of \(folder)")
+        }
+        return (origin, partners.map { $0.map { samples[$0].pose } })
+    }
+
+    /// "timestamp path" rows, sorted by time (with a note when the file's order was another);
+    /// a timestamp that is not a time in seconds, or one that repeats, is refused.
+    static func readList(_ path: String, notes: inout [String]) throws(WaymarkError)
+        -> [(timestamp: Double, path: String)]
+    {
+        let rows = try TextRows.read(path).enumerated().map { (number, words) throws(WaymarkError) in
+            guard words.count >= 2, let t = Double(words[0]) else {
+                throw WaymarkError(.badData, "\(path), line \(number + 1): expected 'timestamp filename'")
+            }
+            try TimestampAssociation.check(t, at: "\(path), line \(number + 1)")
+            return (timestamp: t, path: String(words[1]))
+        }
+        let entries = rows.sorted { $0.timestamp < $1.timestamp }
+        if !zip(rows, entries).allSatisfy({ $0.timestamp == $1.timestamp }) {
+            notes.append("\(splitFolder(path).file) is not in time order; its images are taken in time order")
+        }
+        if let repeated = zip(entries, entries.dropFirst()).first(where: { $0.timestamp == $1.timestamp }) {
+            throw WaymarkError(.badData, "\(path): timestamp \(repeated.0.timestamp) appears twice")
+        }
+        return entries
+    }
+
+    static func readIntrinsics(_ path: String) throws(WaymarkError) -> Intrinsics? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let values = try TextRows.read(path).joined().compactMap { Double($0) }
+        guard values.count == 4 else { throw WaymarkError(.badData, "\(path): expected 'fx fy cx cy'") }
+        return try Intrinsics(parsing: values.map { String($0) }.joined(separator: ","))
+    }
+
+    /// From the median frame interval (gaps aside); 30 for a single frame.
+    static func framesPerSecond(_ timestamps: [Double]) -> Double {
+        let steps = zip(timestamps, timestamps.dropFirst()).map { $1 - $0 }.filter { $0 > 0 }.sorted()
+        return steps.isEmpty ? 30 : 1 / steps[steps.count / 2]
+    }
+}
