@@ -25,8 +25,7 @@ public final class ColorSequenceSource: FileFrameSource {
 
     /// A folder with `rgb.txt` and no depth (neither depth.txt nor a depth/ folder).
     public static func accepts(_ path: String) -> Bool {
-        let manager = FileManager.default
-        return manager.fileExists(atPath: path + "/rgb.txt") && !RGBDRecordingSource.accepts(path)
+        FileManager.default.fileExists(atPath: path + "/rgb.txt") && !RGBDRecordingSource.accepts(path)
     }
 
     public init(path folder: String, options: FrameSourceOptions) throws(WaymarkError) {

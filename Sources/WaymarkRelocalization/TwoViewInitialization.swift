@@ -126,12 +126,14 @@ extension PixelPair {
         // tens of degrees off along the valley a sideways step leaves, with its points far away.
         let (pose, adjusted) = refine(candidates[ranked[0]], best, options: options)
         guard !adjusted.isEmpty else { return .failure(.tooFewPoints(0)) }
-        let parallaxes = adjusted.map(\.parallaxDegrees).sorted()
-        let medianParallax = parallaxes[parallaxes.count / 2]
+        let centre = pose.inverse.translationVector
+        let parallaxes = adjusted.map { parallax($0.position, centre) }
+        let sorted = parallaxes.sorted()
+        let medianParallax = sorted[sorted.count / 2]
         guard medianParallax >= options.minimumParallaxDegrees else {
             return .failure(.tooLittleParallax(degrees: medianParallax))
         }
-        let kept = adjusted.filter { $0.parallaxDegrees >= options.minimumPointParallaxDegrees }
+        let kept = adjusted.indices.filter { parallaxes[$0] >= options.minimumPointParallaxDegrees }.map { adjusted[$0] }
         guard kept.count >= options.minimumPoints else { return .failure(.tooFewPoints(kept.count)) }
         let depths = kept.map(\.position.z).sorted()
         let scale = 1 / depths[depths.count / 2]
@@ -155,14 +157,15 @@ private struct PixelPair {
         self.first = first
         self.second = second
         self.intrinsics = intrinsics
-        let normalize = { (p: Point2) in Point2((p.x - intrinsics.cx) / intrinsics.fx, (p.y - intrinsics.cy) / intrinsics.fy) }
+        let normalize = { (p: Point2) in
+            let ray = intrinsics.backproject(p, depth: 1)
+            return Point2(ray.x, ray.y)
+        }
         normalizedFirst = first.map(normalize)
         normalizedSecond = second.map(normalize)
     }
 
-    private func pixel(_ normalized: Point2) -> Point2 {
-        Point2(normalized.x * intrinsics.fx + intrinsics.cx, normalized.y * intrinsics.fy + intrinsics.cy)
-    }
+    private func pixel(_ normalized: Point2) -> Point2 { intrinsics.project(SIMD3(normalized.x, normalized.y, 1)) }
 
     /// ORB-SLAM's score of a homography: over the matches whose transfer error (pixels) is
     /// within the chi-square bound (2 degrees of freedom, 5.991σ²) both ways, the sum of the
@@ -174,8 +177,8 @@ private struct PixelPair {
         var inliers = [Bool](repeating: false, count: first.count)
         for i in first.indices {
             guard let forward = h.apply(normalizedFirst[i]), let backward = inverse.apply(normalizedSecond[i]) else { continue }
-            let e2 = squaredDistance(pixel(forward), second[i]) / (sigma * sigma)
-            let e1 = squaredDistance(pixel(backward), first[i]) / (sigma * sigma)
+            let e2 = pow(pixel(forward).distance(to: second[i]) / sigma, 2)
+            let e1 = pow(pixel(backward).distance(to: first[i]) / sigma, 2)
             guard e1 < bound, e2 < bound else { continue }
             score += (bound - e1) + (bound - e2)
             inliers[i] = true
@@ -208,7 +211,6 @@ private struct PixelPair {
     struct Placed {
         var match: Int
         var position: SIMD3<Double>
-        var parallaxDegrees: Double
     }
 
     /// The matches `secondFromFirst` places: triangulated in front of both cameras and
@@ -227,7 +229,7 @@ private struct PixelPair {
                 let errorB = reprojectionError(point, second[i], cameraToWorld: secondToFirst, intrinsics: intrinsics),
                 errorA <= limit, errorB <= limit
             else { continue }
-            placed.append(Placed(match: i, position: point, parallaxDegrees: parallax(point, centre)))
+            placed.append(Placed(match: i, position: point))
         }
         return placed
     }
@@ -252,15 +254,16 @@ extension PixelPair {
                                               observations: observations)
         var solver = BundleAdjustmentOptions()
         solver.maximumIterations = 30
+        // The solver throws only for observations it cannot use, which the placement excludes
+        // (points in front of both cameras); the unrefined motion is then still the answer.
         guard let report = try? problem.solve(options: solver) else { return (secondFromFirst, placed) }
         let refined = problem.poses[1].orthonormalized.inverse
-        let centre = problem.poses[1].translationVector
         let kept = placed.indices.compactMap { k -> Placed? in
             let position = problem.points[k]
             guard report.residuals[2 * k] <= solver.huber, report.residuals[2 * k + 1] <= solver.huber,
                 position.z > 0, refined.apply(position).z > 0
             else { return nil }
-            return Placed(match: placed[k].match, position: position, parallaxDegrees: parallax(position, centre))
+            return Placed(match: placed[k].match, position: position)
         }
         return (refined, kept)
     }
@@ -272,11 +275,6 @@ private func parallax(_ point: SIMD3<Double>, _ centre: SIMD3<Double>) -> Double
     let toB = point - centre
     let cosine = (point * toB).sum() / ((point * point).sum() * (toB * toB).sum()).squareRoot()
     return acos(min(1, cosine)) * 180 / .pi
-}
-
-private func squaredDistance(_ a: Point2, _ b: Point2) -> Double {
-    let (dx, dy) = (a.x - b.x, a.y - b.y)
-    return dx * dx + dy * dy
 }
 
 /// Squared distance, pixels, from normalized point `p` to the normalized line (a, b, c): the

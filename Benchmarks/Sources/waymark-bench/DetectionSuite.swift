@@ -67,7 +67,7 @@ struct DetectionSuite {
         let truthCheck = errors("ecc-from-truth")
         let ourErrors = ours.map(\.error)
         print("### Oxford affine: share of pairs (img1 → img2…img6) with mean corner error < \(format(Self.acceptedError, 0)) px\n")
-        print("The last columns check the ground truth rather than a pipeline: OpenCV's ECC alignment started from the true")
+        print("The last column of each table checks the ground truth rather than a pipeline: OpenCV's ECC alignment started from the true")
         print("homography ends at the homography the two images agree on nearest to it; where that lies 3 px or more from")
         print("the truth, no estimate that fits the images scores as found there.\n")
         print("| sequence | Waymark | OpenCV ORB | OpenCV SIFT | Waymark median error px | ECC from the truth within 3 px of it |")

@@ -87,6 +87,7 @@ struct TrackingSuite {
         for (sequence, source) in zip(sequences, sources) {
             let truth = source.frames.map(\.cameraToWorld)
             let times = source.frames.map(\.timestamp)
+            let atColorTime = try truthAtColorTime(sequence, source)
             var runs: [(String, Run)] = []
             for (tracker, options) in Self.variants {
                 runs.append((tracker, try ours(try open(sequence), sequence, options: options)))
@@ -101,7 +102,7 @@ struct TrackingSuite {
                 let name = "tracking.\(Figures.slug(sequence.name)).\(Figures.slug(tracker))"
                 figures.record("\(name).ate_cm", ate * 100)
                 figures.record("\(name).rpe_cm_per_s", rpe * 100)
-                if let atColorTime = try truthAtColorTime(sequence, source) {
+                if let atColorTime {
                     let (ateAtColorTime, _) = try errors(run.poses, truth: atColorTime, times: times)
                     timingChecks.append("| \(sequence.name) | \(tracker) | \(format(ate * 100, 3)) | \(format(ateAtColorTime * 100, 3)) |")
                 }
