@@ -171,11 +171,7 @@ public final class WorldTracker {
     private var previous: (frame: RGBDOdometry.Frame, pose: RigidTransform)?
     private var lastTimestamp: Double?
     private var lastKeyframeTime: Double?
-    /// Keyframe id → how many of its points the first frame to track it tracked: how many of
-    /// them can be tracked at all, the measure a keyframe's share is taken of. Fixed then: a
-    /// maximum would rise when a frame repeats the keyframe's view, and a revisit would re-add
-    /// every keyframe.
-    private var trackable: [Int: Int] = [:]
+    private var trackedShare = TrackedShare()
     /// The recorded source's world in the session's.
     private var recordedToWorld = RigidTransform.identity
 
@@ -205,7 +201,7 @@ public final class WorldTracker {
             reference = nil
             localMap = nil
             lastKeyframeTime = nil
-            trackable = [:]
+            trackedShare = TrackedShare()
             recordedToWorld = .identity
             forgetDenseFrames()
         case .relocalizing:
@@ -543,19 +539,11 @@ public final class WorldTracker {
     }
 
     /// Makes the keyframe that holds most of the tracked points the reference, and returns the
-    /// share the frame tracked of its points that can be tracked (`trackable`; 0 when it
-    /// tracked none).
+    /// share the frame tracked of its trackable points (0 when it tracked none).
     private func followReference(_ tracked: [(feature: Int, point: SIMD3<Double>)]) -> Double {
-        var counts: [Int: Int] = [:]
-        for t in tracked {
-            for holder in map.holders(of: t.point) { counts[holder, default: 0] += 1 }
-        }
-        guard let best = counts.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key < $1.key) }) else { return 0 }
-        setReference(best.key)
-        let id = map.keyframes[best.key].id
-        let trackableCount = trackable[id] ?? best.value
-        trackable[id] = trackableCount
-        return Double(best.value) / Double(trackableCount)
+        guard let found = trackedShare.reference(of: tracked, in: map) else { return 0 }
+        setReference(found.keyframe)
+        return found.share
     }
 
     /// Adds the frame as a keyframe when it has enough points, adjusts it with its
@@ -646,7 +634,7 @@ public final class WorldTracker {
         let id = map.keyframes[index].id
         for k in redundant.sorted() {
             events.append(.keyframeRemoved(map.keyframes[k].id))
-            trackable[map.keyframes[k].id] = nil
+            trackedShare.forget(keyframe: map.keyframes[k].id)
         }
         map.removeKeyframes(Set(redundant))
         return map.index(ofKeyframe: id)!

@@ -13,7 +13,7 @@ struct TrackingSuite {
     var scratch: URL
     var parts: Set<String>
     var figures: Figures
-    static let allParts: Set<String> = ["walkthrough", "table-top", "tum", "loop"]
+    static let allParts: Set<String> = ["walkthrough", "table-top", "tum", "loop", "monocular"]
     /// TUM's published calibration of the fr1 Kinect, OpenCV's pixel convention.
     static let fr1 = (fx: 517.3, fy: 516.5, cx: 318.6, cy: 255.3)
 
@@ -78,6 +78,13 @@ struct TrackingSuite {
                                       intrinsics: Intrinsics(fx: k.fx, fy: k.fy, cx: k.cx + 0.5, cy: k.cy + 0.5),
                                       depthScale: WalkthroughWriter.depthScale, split: "validation"))
         }
+        if !sequences.isEmpty { try depthTracking(sequences) }
+        if parts.contains("loop") { try loopClosure() }
+        if parts.contains("monocular") { try monocular() }
+    }
+
+    /// The RGB-D sequences' table, with the baseline's runs.
+    private func depthTracking(_ sequences: [Sequence]) throws {
         let sources = try sequences.map(open)
         let reply = try baseline.map { try $0.run(task: task(sequences, sources), as: Reply.self) }
         if let reply { print("Baseline: OpenCV \(reply.opencv) (Debian's python3-opencv).\n") }
@@ -118,7 +125,6 @@ struct TrackingSuite {
             timingChecks.forEach { print($0) }
             print()
         }
-        if parts.contains("loop") { try loopClosure() }
     }
 
     func open(_ sequence: Sequence) throws(WaymarkError) -> RGBDRecordingSource {
@@ -186,20 +192,24 @@ struct TrackingSuite {
         }]
     }
 
-    private func theirs(_ track: Reply.Track) -> Run {
-        Run(poses: track.poses.map { values in
+    private func theirs(_ track: Reply.Track) -> Run { Run(poses: poses(track.poses), ms: track.ms) }
+
+    /// The baseline's rows (timestamp, then 16 numbers row-major camera-to-world) as poses.
+    func poses(_ rows: [[Double]?]) -> [RigidTransform?] {
+        rows.map { values in
             values.map { v in RigidTransform(rotation: [v[1], v[2], v[3], v[5], v[6], v[7], v[9], v[10], v[11]],
                                              translation: [v[4], v[8], v[12]]) }
-        }, ms: track.ms)
+        }
     }
 
-    /// ATE RMSE (rigid alignment) and RPE over 1 s (translation RMSE), metres, over the frames
-    /// that have both a pose and a truth.
-    func errors(_ poses: [RigidTransform?], truth: [RigidTransform?], times: [Double]) throws -> (ate: Double, rpe: Double) {
+    /// ATE RMSE (rigid alignment unless told) and RPE over 1 s (translation RMSE), metres, over
+    /// the frames that have both a pose and a truth.
+    func errors(_ poses: [RigidTransform?], truth: [RigidTransform?], times: [Double],
+                alignment: AbsoluteTrajectoryError.Alignment = .rigid) throws -> (ate: Double, rpe: Double) {
         let pairs = poses.indices.compactMap { k in poses[k].flatMap { p in truth[k].map { (k, p, $0) } } }
         let estimate = Trajectory(samples: pairs.map { Trajectory.Sample(timestamp: times[$0.0], pose: $0.1) })
         let reference = Trajectory(samples: pairs.map { Trajectory.Sample(timestamp: times[$0.0], pose: $0.2) })
-        let ate = try AbsoluteTrajectoryError(estimate: estimate, reference: reference, alignment: .rigid, byIndex: true).rmse
+        let ate = try AbsoluteTrajectoryError(estimate: estimate, reference: reference, alignment: alignment, byIndex: true).rmse
         var squares: [Double] = []
         for (i, a) in pairs.enumerated() {
             guard let b = pairs[(i + 1)...].first(where: { times[$0.0] >= times[a.0] + 1 }) else { break }

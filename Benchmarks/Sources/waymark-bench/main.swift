@@ -12,7 +12,7 @@ let usage = """
     Suites: detection (parts: oxford, posters, many, following, library, startup); planes (needs `make bench-setup` for
     Open3D; --python defaults to .build/bench-python/bin/python there); relocalization (parts: walkthrough,
     odd-even, timing, unknown, strecha, drift, tum; the baselines run on Debian's python3-opencv); session (parts:
-    coaching, speed, memory); tracking (parts: walkthrough, table-top, tum, loop; the baseline runs on Debian's
+    coaching, speed, memory); tracking (parts: walkthrough, table-top, tum, loop, monocular; the baseline runs on Debian's
     python3-opencv).
     --no-baseline skips the Python
     baselines, for quick iteration only. Results print as Markdown on standard output, for Benchmarks/RESULTS.md;

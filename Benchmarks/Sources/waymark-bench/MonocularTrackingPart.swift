@@ -1,0 +1,136 @@
+import Foundation
+import TestData
+import TestSupport
+import Waymark
+
+/// `waymark-bench tracking --part monocular`: the engine's tracking from colour frames alone
+/// (`MonocularTracker`) on the walk-through's scan and the TUM fr1/xyz excerpt, each read as a
+/// colour-only TUM folder (kind `tum_color`), next to OpenCV's essential matrices chained frame
+/// to frame (tracking_baseline.py's monocular mode).
+extension TrackingSuite {
+    struct MonocularReply: Decodable {
+        struct Track: Decodable {
+            /// Each step scaled by the truth's first step, and each by its own true length.
+            var firstStep: [[Double]?]
+            var everyStep: [[Double]?]
+            var ms: [Double]
+        }
+        var opencv: String
+        var sequences: [String: Track]
+    }
+
+    func monocular() throws {
+        print("### From colour frames alone\n")
+        print("The engine's monocular tracking (`MonocularTracker`: two-view initialization, ORB features matched by "
+              + "projection against the reference keyframe's neighbourhood, keyframes that triangulate new points with "
+              + "their neighbours and adjust their neighbourhood with Ceres, keyframes moved too), one thread, its features "
+              + "included, on the colour images alone (a colour-only TUM folder: rgb.txt, no depth), truth at the colour "
+              + "images' times. Without depth the scale is unknown: ATE RMSE after a similarity alignment (evo_ape -as), "
+              + "also as a share of the true path's length over the frames with a pose. The baseline is what a user would "
+              + "write with OpenCV: ORB (2000) matched to the previous frame (ratio 0.8), `findEssentialMat` (RANSAC, 1 px) "
+              + "and `recoverPose`, chained, each step scaled by the truth's first step (the issue's baseline) or, "
+              + "more generously, by its own true length; its whole per-frame work timed (features too), one thread.\n")
+        var sequences: [Sequence] = []
+        if let posters = Walkthrough.installedPosterFolder() {
+            let walk = try Walkthrough(posterFolder: posters, width: 640, height: 480, framesPerSecond: 30)
+            let scan = walk.frames.prefix { $0.segment == .scan }.map(\.cameraToWorld)
+            sequences.append(try colorOnly(write(walk.along(scan), name: "monocular walk-through scan")))
+        }
+        if let folder = SharedDatasets.path(BookCoverVideo.folder) {
+            let k = Self.fr1
+            sequences.append(try colorOnly(Sequence(
+                name: "TUM fr1/xyz excerpt, colour", folder: folder,
+                intrinsics: Intrinsics(fx: k.fx, fy: k.fy, cx: k.cx + 0.5, cy: k.cy + 0.5),
+                depthScale: WalkthroughWriter.depthScale, split: "validation")))
+        }
+        let sources = try sequences.map(openColor)
+        let reply = try baseline.map { try $0.run(task: monocularTask(sequences, sources), as: MonocularReply.self) }
+        if let reply { print("Baseline: OpenCV \(reply.opencv).\n") }
+        print("| sequence | split | frames | tracker | ATE RMSE cm (similarity) | ATE % of path | frames with a pose | keyframes | ms per frame, median | p90 |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for (sequence, source) in zip(sequences, sources) {
+            let truth = source.frames.map(\.cameraToWorld)
+            let times = source.frames.map(\.timestamp)
+            var runs: [(String, Run)] = [("Waymark", try oursMonocular(try openColor(sequence), sequence))]
+            if let track = reply?.sequences[sequence.name] {
+                runs.append(("OpenCV essential chained, first step's scale", Run(poses: poses(track.firstStep), ms: track.ms)))
+                runs.append(("OpenCV essential chained, every step's scale", Run(poses: poses(track.everyStep), ms: track.ms)))
+            }
+            for (tracker, run) in runs {
+                let ate = try errors(run.poses, truth: truth, times: times, alignment: .similarity).ate
+                let posedTruth: [RigidTransform] = run.poses.indices.compactMap { run.poses[$0] == nil ? nil : truth[$0] }
+                let length = pathLength(posedTruth)
+                let posed = run.poses.compactMap { $0 }.count
+                print("| \(sequence.name) | \(sequence.split) | \(truth.count) | \(tracker) | \(format(ate * 100, 3)) | "
+                      + "\(format(100 * ate / length, 2)) | \(posed)/\(truth.count) | \(run.keyframes.map(String.init) ?? "") | "
+                      + "\(format(Summary(run.ms).median, 1)) | \(format(Summary(run.ms).p90, 1)) |")
+                let name = "tracking.\(Figures.slug(sequence.name)).\(Figures.slug(tracker))"
+                figures.record("\(name).ate_cm", ate * 100)
+                figures.record("\(name).ate_percent_of_path", 100 * ate / length)
+                figures.record("\(name).posed_share", Double(posed) / Double(truth.count))
+            }
+        }
+        print()
+    }
+
+    /// The sequence as a colour-only TUM folder: its rgb.txt, images and truth linked into a
+    /// scratch folder without depth.
+    private func colorOnly(_ sequence: Sequence) throws -> Sequence {
+        let folder = scratch.appendingPathComponent("color-only-" + Figures.slug(sequence.name))
+        let files = FileManager.default
+        try files.createDirectory(at: folder, withIntermediateDirectories: true)
+        for name in ["rgb.txt", "rgb", "groundtruth.txt"] {
+            try files.createSymbolicLink(atPath: folder.appendingPathComponent(name).path,
+                                         withDestinationPath: sequence.folder + "/" + name)
+        }
+        var colorOnly = sequence
+        colorOnly.folder = folder.path
+        return colorOnly
+    }
+
+    private func openColor(_ sequence: Sequence) throws -> ColorSequenceSource {
+        var options = FrameSourceOptions()
+        options.intrinsics = sequence.intrinsics
+        options.decodesColor = false
+        return try ColorSequenceSource(path: sequence.folder, options: options)
+    }
+
+    private func oursMonocular(_ source: ColorSequenceSource, _ sequence: Sequence) throws -> Run {
+        let tracker = MonocularTracker(intrinsics: sequence.intrinsics)
+        var run = Run(poses: [], ms: [])
+        while let frame = try source.next() {
+            guard let gray = frame.gray else {
+                throw BenchError("\(sequence.name), frame \(frame.index): \(frame.error?.message ?? "no image")")
+            }
+            let (update, ms) = milliseconds { tracker.track(TrackingFrame(timestamp: frame.timestamp, gray: gray, depth: nil)) }
+            run.poses.append(update.cameraToWorld)
+            run.ms.append(ms)
+        }
+        run.keyframes = tracker.map.keyframes.count
+        return run
+    }
+
+    private func monocularTask(_ sequences: [Sequence], _ sources: [ColorSequenceSource]) -> [String: Any] {
+        ["monocular": true, "sequences": zip(sequences, sources).map { sequence, source -> [String: Any] in
+            let k = sequence.intrinsics
+            let truth = source.frames.map(\.cameraToWorld)
+            let steps: [Double] = truth.indices.dropLast().map { k in
+                guard let a = truth[k], let b = truth[k + 1] else { return 0 }
+                return pathLength([a, b])
+            }
+            return ["name": sequence.name, "K": [k.fx, k.fy, k.cx - 0.5, k.cy - 0.5], "steps": steps,
+                    "frames": source.frames.map { ["timestamp": $0.timestamp, "image": $0.colorPath] }]
+        }]
+    }
+
+
+    /// The length, metres, of the path through the poses' centres.
+    private func pathLength(_ poses: [RigidTransform]) -> Double {
+        var length = 0.0
+        for k in poses.indices.dropFirst() {
+            let d = poses[k].translationVector - poses[k - 1].translationVector
+            length += (d * d).sum().squareRoot()
+        }
+        return length
+    }
+}
