@@ -7,19 +7,21 @@ extension SessionInput {
 }
 
 extension SessionConfiguration {
-    /// The engine's choices for what `source` carries: without depth, no surfaces and no
-    /// relocalization (both need it); depth without colour is tracked by ICP alone; without
+    /// The engine's choices for what `source` carries: without depth, no surfaces (they need
+    /// it), and no relocalization unless the camera is tracked from its images alone (intrinsics
+    /// and no recorded poses: the monocular tracker relocalizes in its own map); depth without colour is tracked by ICP alone; without
     /// recorded poses the world is the first camera's (the engine's odometry), whose +y stands
     /// in for gravity until the caller says otherwise; a source recorded at a low rate is not
     /// interrupted by its own frame interval.
     public mutating func adapt(to source: FrameSourceInfo) {
         if !source.hasDepth {
             surfaces = []
-            relocalization = false
+            relocalization = source.intrinsics != nil && source.recordedPoses == nil
         }
         if source.hasDepth, !source.hasColor { tracking.odometry.method = .icp }
         if source.recordedPoses == nil { planeMap.down = SIMD3(0, 1, 0) }
         tracking.expectFrames(every: 1 / source.framesPerSecond)
+        monocularTracking.expectFrames(every: 1 / source.framesPerSecond)
     }
 }
 

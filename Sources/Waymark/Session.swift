@@ -10,9 +10,10 @@ public final class Session {
     public let input: SessionInput
     /// What the configuration cannot do with this input (checked before the first frame).
     public let support: SessionSupport
-    /// nil when the input has neither depth nor recorded poses (a video). Private: resetting or
-    /// pausing it behind the session's back would leave the anchors out of step.
-    private let tracker: WorldTracker?
+    /// With depth or recorded poses a `WorldTracker`; for frames without either (a video) a
+    /// `MonocularTracker` when the camera's intrinsics are known, else nil. Private: resetting
+    /// or pausing it behind the session's back would leave the anchors out of step.
+    private let tracker: (any CameraTracker)?
     private let imageTracker: ImageTracker?
     private let planeDetector: PlaneDetector?
     private var coach: Coach
@@ -48,11 +49,16 @@ public final class Session {
         imageExtents = extents
         var trackingOptions = configuration.tracking
         if !configuration.relocalization { trackingOptions.relocalizationTimeout = 0 }
-        let tracked = input.hasDepth || input.hasRecordedPoses
-        tracker = tracked
-            ? WorldTracker(intrinsics: input.intrinsics ?? Intrinsics(fx: 1, fy: 1, cx: 0, cy: 0), options: trackingOptions,
-                           map: configuration.worldMap)
-            : nil
+        if input.hasDepth || input.hasRecordedPoses {
+            tracker = WorldTracker(intrinsics: input.intrinsics ?? Intrinsics(fx: 1, fy: 1, cx: 0, cy: 0),
+                                   options: trackingOptions, map: configuration.worldMap)
+        } else if let intrinsics = input.intrinsics {
+            var options = configuration.monocularTracking
+            options.relocalizes = configuration.relocalization
+            tracker = MonocularTracker(intrinsics: intrinsics, options: options, map: configuration.worldMap)
+        } else {
+            tracker = nil
+        }
         registry = AnchorRegistry(planeOptions: configuration.planeMap, loaded: configuration.worldMap?.anchors ?? [])
         planeDetector = input.hasDepth && !configuration.surfaces.isEmpty ? try PlaneDetector() : nil
         imageTracker = configuration.references.isEmpty
@@ -60,8 +66,11 @@ public final class Session {
         coach = Coach(options: configuration.coaching)
     }
 
-    /// Whether the camera is tracked (the input has depth or recorded poses).
+    /// Whether the camera is tracked (the input has depth, recorded poses or intrinsics).
     public var isTracking: Bool { tracker != nil }
+
+    /// Whether the camera is tracked from its images alone: the world's scale is unknown.
+    public var isMonocular: Bool { tracker is MonocularTracker }
 
     /// Keyframes in the world map so far.
     public var keyframeCount: Int { tracker?.map.keyframes.count ?? 0 }
@@ -165,7 +174,7 @@ public final class Session {
     /// (nil for images).
     private func sharedFeatures(_ gray: Image) -> SharedFeatures {
         guard let tracker else { return (nil, nil) }
-        let options = tracker.options.relocalization.features
+        let options = tracker.featureOptions
         let features = FeatureSet(detectingIn: gray, options: options)
         let shared = imageTracker?.detector.frameFeatureOptions(width: gray.width, height: gray.height) == options
         return (shared ? features : nil, features)
@@ -211,7 +220,7 @@ public final class Session {
 
     /// While relocalizing, a detected reference image whose world pose an anchor holds is
     /// another way back.
-    private func relocalize(_ tracker: WorldTracker, _ frame: TrackingFrame, on detections: [ImageDetection],
+    private func relocalize(_ tracker: any CameraTracker, _ frame: TrackingFrame, on detections: [ImageDetection],
                             replacing update: TrackingUpdate) -> TrackingUpdate
     {
         for detection in detections where Self.isPlaceable(detection) {

@@ -28,6 +28,8 @@ public struct SessionConfiguration {
     public var relocalization = true
     public var coaching = CoachingOptions()
     public var tracking = WorldTrackingOptions()
+    /// How frames without depth or recorded poses are tracked (when the intrinsics are known).
+    public var monocularTracking = MonocularTrackingOptions()
     public var planeMap = PlaneMapOptions()
     /// A saved world to resume: the session starts by relocalizing into it.
     public var worldMap: WorldMap?
@@ -84,11 +86,11 @@ public struct SessionSupport: Sendable {
             if !configuration.surfaces.isEmpty {
                 problems.append("finding surfaces needs depth images, and this input has none")
             }
-            if configuration.relocalization {
-                problems.append("resuming after an interruption needs depth images, and this input has none")
+            if configuration.relocalization, input.intrinsics == nil || input.hasRecordedPoses {
+                problems.append("resuming after an interruption needs depth images, or the camera's intrinsics and no recorded poses")
             }
-            if goal == .tracking, !input.hasRecordedPoses {
-                problems.append("following the camera needs depth images or recorded poses, and this input has neither")
+            if goal == .tracking, !input.hasRecordedPoses, input.intrinsics == nil {
+                problems.append("following the camera needs depth images, recorded poses or the camera's intrinsics, and this input has none")
             }
         } else if input.intrinsics == nil {
             problems.append("depth images need the camera's intrinsics (fx, fy, cx, cy) to become points")

@@ -1,6 +1,6 @@
 import Waymark
 
-/// `waymark process`, schema `waymark.process/4`: a header, then a frame record per frame
+/// `waymark process`, schema `waymark.process/5`: a header, then a frame record per frame
 /// read (an interruption record where dropped frames begin), then a summary.
 public struct ProcessHeader: Codable, Sendable {
     public var type = "header"
@@ -42,11 +42,14 @@ public struct SourceRecord: Codable, Sendable {
     public var depthScale: Double?
     /// fx, fy, cx, cy.
     public var intrinsics: [Double]?
-    /// Where the camera's poses come from: file, groundtruth or odometry; absent for inputs
-    /// that are not tracked (video).
+    /// Where the camera's poses come from: file, groundtruth, odometry (depth) or monocular
+    /// (the images alone); absent for inputs that are not tracked (a video without intrinsics).
     public var poses: String?
+    /// "unknown" when the poses come from the images alone: the world's unit is the
+    /// initialization's (the first points' median depth), not a metre. Absent otherwise.
+    public var scale: String?
 
-    public init(_ info: FrameSourceInfo, intrinsics: Intrinsics?, tracked: Bool) {
+    public init(_ info: FrameSourceInfo, intrinsics: Intrinsics?, tracked: Bool, monocular: Bool = false) {
         kind = info.kind
         width = info.width
         height = info.height
@@ -56,7 +59,8 @@ public struct SourceRecord: Codable, Sendable {
         hasDepth = info.hasDepth
         depthScale = info.depthScale
         self.intrinsics = intrinsics.map { [$0.fx, $0.fy, $0.cx, $0.cy] }
-        poses = tracked ? info.recordedPoses?.rawValue ?? "odometry" : nil
+        poses = tracked ? info.recordedPoses?.rawValue ?? (monocular ? "monocular" : "odometry") : nil
+        scale = tracked && monocular ? "unknown" : nil
     }
 }
 

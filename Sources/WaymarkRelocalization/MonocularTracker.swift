@@ -31,6 +31,8 @@ public struct MonocularTrackingOptions: Sendable {
         return options
     }()
     public var relocalization = RelocalizationOptions()
+    /// After an interruption, find the camera in the map again (on) or start a new map (off).
+    public var relocalizes = true
     /// A map of fewer keyframes than this is started again when tracking is lost: too little
     /// to come back to (ORB-SLAM resets below 5).
     public var minimumKeyframesToKeep = 5
@@ -73,9 +75,14 @@ public final class MonocularTracker {
     /// new points are triangulated from.
     var imageFeatures: [Int: FeatureSet] = [:]
 
-    public init(intrinsics: Intrinsics, options: MonocularTrackingOptions = MonocularTrackingOptions()) {
+    /// With `map` (loaded from a file) tracking starts by relocalizing into its world.
+    public init(intrinsics: Intrinsics, options: MonocularTrackingOptions = MonocularTrackingOptions(), map: WorldMap? = nil) {
         self.intrinsics = intrinsics
         self.options = options
+        if let map, map.hasPoints {
+            self.map = map
+            state = .relocalizing
+        }
     }
 
     public var isRelocalizing: Bool {
@@ -123,7 +130,9 @@ public final class MonocularTracker {
     }
 
     private func interrupt(_ cause: TrackingEvent.Cause) -> [TrackingEvent] {
-        guard map.keyframes.count >= options.minimumKeyframesToKeep else { return [.interrupted(cause)] + reset() }
+        guard options.relocalizes, map.keyframes.count >= options.minimumKeyframesToKeep else {
+            return [.interrupted(cause)] + reset()
+        }
         state = .relocalizing
         return [.interrupted(cause)]
     }

@@ -7,7 +7,9 @@ enum ProcessCommand: Command {
     static let help = """
         Usage: waymark process VIDEO --references MANIFEST|FOLDER [--group G]... [--auto-select]
                                [--output FILE] [--annotate VIDEO] [--report FILE]
-                               [--intrinsics fx,fy,cx,cy | --calibration FILE | --fov DEGREES] [--quiet]
+                               [--intrinsics fx,fy,cx,cy | --calibration FILE | --fov DEGREES]
+                               [--trajectory FILE] [--interrupt START:COUNT]... [--save-map FILE]
+                               [--load-map FILE] [--quiet]
                waymark process SEQUENCE [--references MANIFEST|FOLDER] [--intrinsics fx,fy,cx,cy] [--annotate VIDEO]
                                [--report FILE]
                                [--depth-scale S] [--gravity x,y,z] [--fps N] [--trajectory FILE]
@@ -18,8 +20,12 @@ enum ProcessCommand: Command {
 
         Follows the active reference images through VIDEO (a video file, a FOLDER of images
         taken as frames in name order, --fps apart, or a TUM folder with rgb.txt and no depth,
-        its frames at their listed times). Writes JSON Lines (schema
-        "waymark.process/4", see docs/OUTPUT.md): a header record, one record per frame
+        its frames at their listed times). When the camera is known (--intrinsics, --calibration,
+        --fov, or the folder's intrinsics.txt) the camera is also tracked from the images alone:
+        each frame reports its tracking state and pose in a world whose scale is unknown
+        (docs/OUTPUT.md), and --trajectory, --interrupt, --save-map and --load-map work as
+        for a SEQUENCE; --references is then optional. Writes JSON Lines (schema
+        "waymark.process/5", see docs/OUTPUT.md): a header record, one record per frame
         {"type": "frame", "index", "timestamp" (seconds, from the video), "detections": [...
         with "state": detected | tracked | lost], "coaching": the message on screen (absent when
         none), "goalReached"}, and a summary record. The file is flushed after every frame. An
@@ -60,12 +66,14 @@ enum ProcessCommand: Command {
                               for 16-bit and 1 for float depth images)
           --gravity x,y,z     SEQUENCE: the direction of gravity in the poses' world (default 0,-1,0)
           --fps N             image FOLDER or plain-folder SEQUENCE: frames per second (default 30)
-          --trajectory FILE   SEQUENCE: write the camera poses used, TUM format (camera-to-world)
-          --interrupt S:N     SEQUENCE: drop N frames from index S, as an interruption (repeatable)
-          --save-map FILE     SEQUENCE: write the world map (.waymap) when an interruption starts
-                              and at the end
-          --load-map FILE     SEQUENCE: start by relocalizing into this map's world; its anchors
-                              are restored once found
+          --trajectory FILE   SEQUENCE, tracked VIDEO: write the camera poses used, TUM format
+                              (camera-to-world)
+          --interrupt S:N     SEQUENCE, tracked VIDEO: drop N frames from index S, as an
+                              interruption (repeatable)
+          --save-map FILE     SEQUENCE, tracked VIDEO: write the world map (.waymap) when an
+                              interruption starts and at the end
+          --load-map FILE     SEQUENCE, tracked VIDEO: start by relocalizing into this map's
+                              world; its anchors are restored once found
           --place NAME:FRAME:X,Y
                               SEQUENCE: place a named anchor where pixel X,Y of frame FRAME meets
                               the surfaces, as a tap would (repeatable); kept in the world map
@@ -77,9 +85,10 @@ enum ProcessCommand: Command {
                               ("loop_closed" and "moved" in the records). Off by default: our
                               sequences leave it nothing to correct, and re-indexing the map for
                               it costs a frame ~150 ms (docs/ARCHITECTURE.md)
-          --goal GOAL         what coaching works towards (done once reached): tracking,
-                              horizontal_surface, vertical_surface, any_surface (SEQUENCE default)
-                              or image (VIDEO default)
+          --goal GOAL         what coaching works towards (done once reached): tracking (default
+                              for a tracked VIDEO without references), horizontal_surface,
+                              vertical_surface, any_surface (SEQUENCE default) or image (VIDEO
+                              default)
           --language LANG     coaching messages in en (default), zh-Hans or zh-Hant
         \(Arguments.limitHelp)
           --quiet             no progress and no warnings
@@ -96,6 +105,8 @@ enum ProcessCommand: Command {
         "--depth-scale", "--gravity", "--trajectory", "--interrupt", "--save-map", "--load-map", "--place",
         "--relocalization-timeout", "--loop-closure",
     ]
+    /// Of those, the ones a VIDEO tracked from its images alone (its camera known) can use too.
+    static let monocularOptions: Set<String> = ["--trajectory", "--interrupt", "--save-map", "--load-map"]
 
     static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode {
         guard arguments.positionals.count == 1 else {
@@ -113,11 +124,17 @@ enum ProcessCommand: Command {
             input, arguments: arguments,
             decodesColor: hasReferences || arguments.has("--annotate") || arguments.has("--report"))
         let info = source.info
+        let monocular = !info.hasDepth && info.recordedPoses == nil && info.intrinsics != nil
         if !info.hasDepth {
-            if let option = depthOptions.first(where: arguments.has) {
-                throw WaymarkError(.usage, "\(option) needs an RGB-D SEQUENCE; \(input) has no depth")
+            if let option = depthOptions.first(where: { arguments.has($0) && !(monocular && monocularOptions.contains($0)) }) {
+                let camera = monocularOptions.contains(option) ? ", or a VIDEO whose camera is known (--intrinsics, --calibration or --fov)" : ""
+                throw WaymarkError(.usage, "\(option) needs an RGB-D SEQUENCE\(camera); \(input) has no depth")
             }
-            guard hasReferences else { throw WaymarkError(.usage, "--references is required for a VIDEO or image FOLDER; see --help") }
+            guard hasReferences || monocular else {
+                throw WaymarkError(.usage, "--references is required for a VIDEO or image FOLDER whose camera is not known "
+                                   + "(without --intrinsics, --calibration or --fov it is not tracked); see --help")
+            }
+            if !hasReferences, !arguments.has("--goal") { coaching.goal = .tracking }
         }
         if arguments.flag("--loop-closure"), let poses = info.recordedPoses {
             throw WaymarkError(.usage, "--loop-closure corrects the engine's own tracking; \(input) has recorded poses"
@@ -144,7 +161,7 @@ enum ProcessCommand: Command {
         }
         try outputs.records?.write(ProcessHeader(
             waymark: waymarkVersion, input: input,
-            source: SourceRecord(info, intrinsics: info.intrinsics, tracked: session.isTracking),
+            source: SourceRecord(info, intrinsics: info.intrinsics, tracked: session.isTracking, monocular: session.isMonocular),
             references: (loaded?.references ?? []).map(ReferenceRecord.init), groups: arguments.values("--group"),
             autoSelect: arguments.flag("--auto-select"), coaching: coaching))
 

@@ -18,6 +18,27 @@ import Waymark
         }
     }
 
+    /// With its intrinsics a video is tracked from its images: the engine's defaults for it
+    /// (no surfaces) are supported, relocalization included, and the world's scale is unknown.
+    @Test func aVideoWithIntrinsicsIsTrackedFromItsImages() throws {
+        let info = FrameSourceInfo(kind: "video", path: "v.mp4", width: 640, height: 480, framesPerSecond: 30, frameCount: nil,
+                                   hasColor: true, hasDepth: false, recordedPoses: nil, intrinsics: Self.camera, notes: [])
+        var configuration = SessionConfiguration()
+        configuration.adapt(to: info)
+        configuration.coaching.goal = .tracking
+        #expect(configuration.relocalization && configuration.surfaces.isEmpty)
+        let session = try Session(configuration: configuration, input: SessionInput(info))
+        #expect(session.isTracking && session.isMonocular)
+        var withoutIntrinsics = info
+        withoutIntrinsics.intrinsics = nil
+        configuration = SessionConfiguration()
+        configuration.adapt(to: withoutIntrinsics)
+        configuration.coaching.goal = .tracking
+        #expect(!configuration.relocalization)
+        #expect(SessionSupport(configuration, input: SessionInput(withoutIntrinsics)).problems
+            == ["following the camera needs depth images, recorded poses or the camera's intrinsics, and this input has none"])
+    }
+
     @Test func depthNeedsIntrinsics() {
         let support = SessionSupport(SessionConfiguration(), input: SessionInput(width: 640, height: 480, hasDepth: true))
         #expect(support.problems == ["depth images need the camera's intrinsics (fx, fy, cx, cy) to become points"])

@@ -251,6 +251,37 @@ struct CLI {
         #expect(rgbd.status == 64 && rgbd.stderr.contains("intrinsics.txt"))
     }
 
+    /// TUM fr1/xyz's colour images alone (rgb.txt, no depth, no truth) with the camera's
+    /// intrinsics: tracked from the images, the scale said to be unknown, a pose on the frames
+    /// after the map starts and in the trajectory and map files; without the camera the same
+    /// folder is refused tracking options.
+    @Test(.enabled(if: SharedDatasets.has("tum_fr1_xyz_excerpt")))
+    func aColourSequenceWithItsCameraIsTrackedFromItsImages() throws {
+        let scratch = try Scratch()
+        let excerpt = try #require(SharedDatasets.path("tum_fr1_xyz_excerpt"))
+        let folder = scratch.path("colour")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for name in ["rgb.txt", "rgb"] {
+            try FileManager.default.createSymbolicLink(atPath: folder + "/" + name, withDestinationPath: excerpt + "/" + name)
+        }
+        let result = try CLI.run(["process", folder, "--intrinsics", "517.3,516.5,318.6,255.3", "--output", scratch.path("out.jsonl"),
+                                  "--trajectory", scratch.path("trajectory.txt"), "--save-map", scratch.path("map.waymap"), "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let output = try CLI.processOutput(scratch.path("out.jsonl"))
+        #expect(output.header.source.poses == "monocular" && output.header.source.scale == "unknown")
+        #expect(output.header.coaching.goal == "tracking")
+        let posed = output.frames.filter { $0.pose != nil }
+        // The map starts at frame 17 of 37 (the excerpt begins with little sideways motion).
+        #expect(posed.count >= 15 && output.frames.count == 37, "\(posed.count) of \(output.frames.count)")
+        #expect(output.frames.prefix { $0.pose == nil }.allSatisfy { $0.tracking?.reason == "initializing" })
+        let lines = try String(contentsOfFile: scratch.path("trajectory.txt"), encoding: .utf8).split(separator: "\n")
+        #expect(lines.filter { !$0.hasPrefix("#") }.count == posed.count)
+        #expect((output.summary?.keyframes ?? 0) >= 2)
+        #expect(FileManager.default.fileExists(atPath: scratch.path("map.waymap")))
+        let unknownCamera = try CLI.run(["process", folder, "--trajectory", scratch.path("t2.txt"), "--output", scratch.path("o2.jsonl")])
+        #expect(unknownCamera.status == 64 && unknownCamera.stderr.contains("--trajectory needs an RGB-D SEQUENCE, or a VIDEO whose camera is known"))
+    }
+
     @Test(.enabled(if: sampleDataPresent)) func processWritesHeaderFramesAndSummary() throws {
         let scratch = try Scratch()
         let sample = try #require(try Self.sample(scratch, frames: 24))
@@ -258,7 +289,7 @@ struct CLI {
                                   "--annotate", scratch.path("annotated.mp4"), "--quiet"])
         #expect(result.status == 0, "\(result.stderr)")
         let output = try CLI.processOutput(scratch.path("out.jsonl"))
-        #expect(output.header.schema == "waymark.process/4")
+        #expect(output.header.schema == "waymark.process/5")
         #expect(output.header.source.kind == "video" && output.header.source.poses == nil)
         #expect(output.summary?.complete == true)
         let frames = output.frames

@@ -25,7 +25,7 @@ import WaymarkRecords
                                "--annotate", scratch.path("a.mp4"), "--report", scratch.path("report.html"), "--quiet"])
         #expect(run.status == 0, "\(run.stderr)")
         let output = try CLI.processOutput(scratch.path("r.jsonl"))
-        #expect(output.header.schema == "waymark.process/4")
+        #expect(output.header.schema == "waymark.process/5")
         #expect(output.header.coaching.language == "zh-Hant")
         let frames = output.frames
         #expect(frames.count == count)
