@@ -11,9 +11,9 @@ public final class Session {
     /// What the configuration cannot do with this input (checked before the first frame).
     public let support: SessionSupport
     /// With depth or recorded poses a `WorldTracker`; for frames without either (a video) a
-    /// `MonocularTracker` when the camera's intrinsics are known, else nil. Private: resetting
-    /// or pausing it behind the session's back would leave the anchors out of step.
-    private let tracker: (any CameraTracker)?
+    /// `MonocularTracker` when the camera's intrinsics are known, else nil. Not public:
+    /// resetting or pausing it behind the session's back would leave the anchors out of step.
+    let tracker: (any CameraTracker)?
     private let imageTracker: ImageTracker?
     private let planeDetector: PlaneDetector?
     private var coach: Coach
@@ -24,6 +24,9 @@ public final class Session {
     /// The sharpest each reference has been seen (its region's Laplacian variance).
     var sharpestSeen: [String: Double] = [:]
     var lastPose: RigidTransform?
+    /// Metres per map unit measured on reference images of known width, per frame, while a
+    /// world tracked from images alone waits for its scale (`fixScale`).
+    var scaleMeasures: [Double] = []
     var lastTimestamp: Double?
     public private(set) var interruptions = 0
     public private(set) var relocalizations = 0
@@ -153,7 +156,15 @@ public final class Session {
             anchorEvents += handle(Array(adopted.events.dropFirst(lost.events.count)))
             update = adopted
         }
-        if let pose = update?.cameraToWorld, update?.state == .normal {
+        if let monocular = tracker as? MonocularTracker, update?.state == .normal,
+            let fixed = fixScale(monocular, on: detections), let pose = update?.cameraToWorld
+        {
+            update?.cameraToWorld = RigidTransform(rotation: pose.rotation,
+                                                   translation: pose.translation.map { $0 * fixed.metresPerUnit })
+            update?.events.append(.scaleFixed(metresPerUnit: fixed.metresPerUnit, reference: fixed.reference))
+        }
+        // A reference image's pose is metric: it joins a world of another unit only once that is fixed.
+        if let pose = update?.cameraToWorld, update?.state == .normal, isMetric {
             anchorEvents += anchorImages(detections, cameraToWorld: pose)
         }
         let signals = self.signals(frame, measured: measured, tracking: update, detections: detections)
@@ -237,7 +248,7 @@ public final class Session {
     /// of the classifier's alignment tolerance.
     private static let gravityToleranceDegrees = 1.0
 
-    private static func isPlaceable(_ detection: ImageDetection) -> Bool {
+    static func isPlaceable(_ detection: ImageDetection) -> Bool {
         detection.state != .lost && detection.confidence >= imageConfidence && detection.pose != nil
     }
 
@@ -266,10 +277,11 @@ public final class Session {
                 out += anchors.map { .removed($0.id) }
                 registry.removeAll()
                 sharpestSeen = [:]
+                scaleMeasures = []
                 coach.reset()
             case .loopClosed(let loop):
                 out += registry.correct(loop).map { .moved($0) }
-            case .relocalizationCancelled, .keyframeAdded, .keyframeRemoved:
+            case .relocalizationCancelled, .keyframeAdded, .keyframeRemoved, .scaleFixed:
                 break
             }
         }

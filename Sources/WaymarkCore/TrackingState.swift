@@ -65,6 +65,9 @@ public enum TrackingEvent: Equatable, Sendable {
     case keyframeAdded(Int)
     /// A keyframe culled: other keyframes hold nearly all its points.
     case keyframeRemoved(Int)
+    /// A world tracked from images alone became metric: every length in it was multiplied by
+    /// `metresPerUnit`, measured on the reference image `reference` of known width.
+    case scaleFixed(metresPerUnit: Double, reference: String)
     /// The camera came back to a place it had mapped: the trajectory since and its points
     /// were corrected, and anchors should move with them.
     case loopClosed(LoopClosure)

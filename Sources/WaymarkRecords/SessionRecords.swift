@@ -27,7 +27,7 @@ public struct TrackingStateRecord: Codable, Sendable {
 /// One of the session's tracking events.
 public struct TrackingEventRecord: Codable, Sendable {
     /// interrupted, relocalized, relocalization_cancelled, reset, keyframe_added,
-    /// keyframe_removed, loop_closed.
+    /// keyframe_removed, loop_closed, scale_fixed.
     public var event: String
     /// interrupted: gap, tracking_lost or paused.
     public var cause: String?
@@ -41,6 +41,10 @@ public struct TrackingEventRecord: Codable, Sendable {
     public var correctionMetres: Double?
     public var correctionDegrees: Double?
     public var joinedPoints: Int?
+    /// scale_fixed: what every length of the world was multiplied by, and the reference image
+    /// of known width it was measured on.
+    public var metresPerUnit: Double?
+    public var reference: String?
 
     public init(_ event: TrackingEvent) {
         switch event {
@@ -51,6 +55,7 @@ public struct TrackingEventRecord: Codable, Sendable {
         case .reset: self.event = "reset"
         case .keyframeAdded(let id): (self.event, keyframe) = ("keyframe_added", id)
         case .keyframeRemoved(let id): (self.event, keyframe) = ("keyframe_removed", id)
+        case .scaleFixed(let factor, let name): (self.event, metresPerUnit, reference) = ("scale_fixed", factor, name)
         case .loopClosed(let loop):
             (self.event, keyframe, matched, inliers, joinedPoints) = ("loop_closed", loop.keyframe, loop.matched, loop.inliers, loop.joinedPoints)
             (correctionMetres, correctionDegrees) = loop.correction

@@ -63,6 +63,11 @@ public final class MonocularTracker {
     public let intrinsics: Intrinsics
     public let options: MonocularTrackingOptions
     private var state: State = .initializing(first: nil)
+    /// Whether the map's unit is the metre (`fixScale`); else it is the initialization's.
+    public private(set) var isMetric = false
+    /// The last frame's features, the map points it tracked and its pose: what a scale is
+    /// measured on.
+    private var lastFrame: (features: FeatureSet, tracked: [(feature: Int, point: SIMD3<Double>)], cameraToWorld: RigidTransform)?
     /// The last refusal of the two views tried: what the coaching tells the person.
     public private(set) var initializationRefusal: TwoViewInitialization.Refusal?
     private var lastTimestamp: Double?
@@ -103,6 +108,8 @@ public final class MonocularTracker {
         relocalizer = nil
         trackedShare = TrackedShare()
         imageFeatures = [:]
+        isMetric = false
+        lastFrame = nil
         return [.reset]
     }
 
@@ -256,6 +263,7 @@ public final class MonocularTracker {
             pose = keyframePose
         }
         state = .tracking(lastPose: pose, velocity: source == .relocalization ? nil : last.inverse * pose, failures: 0)
+        lastFrame = (features, tracked, pose)
         let mapping: MappingStatus =
             quality != .normal ? .limited : lastKeyframeTime.map { frame.timestamp - $0 < 1 } ?? false ? .extending : .mapped
         return update(quality, mapping, pose: pose, source: source, tracked: tracked.count, events: events,
@@ -331,5 +339,59 @@ public final class MonocularTracker {
         let now = map.index(ofKeyframe: id)!
         setReference(now)
         return map.keyframes[now].cameraToWorld
+    }
+
+    // MARK: Scale
+
+    /// Metres per map unit, measured in the last frame on a plane whose place in the camera's
+    /// coordinates is known in metres (a reference image of known width seen with a pose):
+    /// the median, over the points the frame tracked whose pixels `lieOnPlane`, of how much
+    /// farther the plane is along the point's ray than the point. Nil before a frame is
+    /// tracked, while the map has fewer than `minimumKeyframes` (the points the first two views
+    /// place, with little parallax, are the least sure) or with fewer than `minimumPoints` such
+    /// points.
+    public func metresPerUnit(planeNormal normal: SIMD3<Double>, planeOffset offset: Double,
+                              lieOnPlane: (Point2) -> Bool, minimumKeyframes: Int = 4, minimumPoints: Int = 12) -> Double?
+    {
+        guard let lastFrame, case .tracking = state, map.keyframes.count >= minimumKeyframes else { return nil }
+        let keypoints = lastFrame.features.keypoints
+        var ratios: [Double] = []
+        for t in lastFrame.tracked where lieOnPlane(keypoints[t.feature].location) {
+            let inCamera = lastFrame.cameraToWorld.applyInverse(t.point)
+            let along = (normal * inCamera).sum()
+            guard inCamera.z > 0, along != 0 else { continue }
+            let ratio = offset / along
+            if ratio > 0 { ratios.append(ratio) }
+        }
+        guard ratios.count >= minimumPoints else { return nil }
+        ratios.sort()
+        return ratios[ratios.count / 2]
+    }
+
+    /// Makes the map metric: every length (camera positions, points, anchors, the motion
+    /// model) multiplied by `metresPerUnit`.
+    public func fixScale(metresPerUnit factor: Double) {
+        precondition(factor > 0 && factor.isFinite, "a scale is a positive number")
+        let scaled = { (pose: RigidTransform) in
+            RigidTransform(rotation: pose.rotation, translation: pose.translation.map { $0 * factor })
+        }
+        let keyframes = map.keyframes.map { k in
+            Keyframe(id: k.id, timestamp: k.timestamp, cameraToWorld: scaled(k.cameraToWorld), intrinsics: k.intrinsics,
+                     width: k.width, height: k.height, features: k.features, points: k.points.map { $0 * factor },
+                     depths: k.depths.map { $0 * Float(factor) })
+        }
+        var anchors = map.anchors
+        for i in anchors.indices { anchors[i].transform = scaled(anchors[i].transform) }
+        map = WorldMap(keyframes: keyframes, anchors: anchors)
+        if case .tracking(let last, let velocity, let failures) = state {
+            state = .tracking(lastPose: scaled(last), velocity: velocity.map(scaled), failures: failures)
+        }
+        lastFrame = lastFrame.map { ($0.features, $0.tracked.map { ($0.feature, $0.point * factor) }, scaled($0.cameraToWorld)) }
+        relocalizer = nil
+        let kept = reference
+        reference = nil
+        localMap = nil
+        if let kept { setReference(kept) }
+        isMetric = true
     }
 }
