@@ -18,7 +18,8 @@ extension Session {
         }
         if let step, let pose = tracking?.cameraToWorld, let last = lastPose {
             let change = pose.difference(to: last)
-            signals.cameraSpeed = change.translation / step
+            // A world of unknown scale has no speed in metres; the view's motion stands in.
+            if isMetric { signals.cameraSpeed = change.translation / step }
             signals.turnRate = change.rotationDegrees / step
         }
         let surfaces = planes.anchors.map(\.surface.alignment)

@@ -68,7 +68,8 @@ public struct GuidanceSignals: Sendable {
     public var sharpness: Double
     /// Apparent motion of the whole view since the previous frame, pixels per second.
     public var imageMotion: Double?
-    /// Camera speed (m/s) and turn rate (°/s) from its poses, when known.
+    /// Camera speed (m/s) and turn rate (°/s) from its poses, when known (no speed in a world
+    /// of unknown scale).
     public var cameraSpeed: Double?
     public var turnRate: Double?
     /// Surfaces in the world so far.

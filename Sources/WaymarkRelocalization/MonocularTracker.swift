@@ -23,6 +23,8 @@ public struct MonocularTrackingOptions: Sendable {
     public var keyframeTrackedShare = 0.9
     public var keyframeInterval = 1.0
     public var newPoints = NewPointOptions()
+    /// The newest keyframes whose every feature is kept for new points to be triangulated with.
+    public var keptImages = 30
     /// Each new keyframe's neighbourhood is adjusted, keyframes included: without depth
     /// nothing else keeps triangulated points consistent.
     public var localAdjustment: LocalAdjustmentOptions? = {
@@ -328,6 +330,9 @@ public final class MonocularTracker {
                                          height: frame.gray.height, cameraToWorld: pose, tracked: tracked)
         else { return nil }
         imageFeatures[id] = features
+        // Old keyframes' images are rarely a new one's neighbours; keeping every one would grow
+        // without bound over a long video.
+        if imageFeatures.count > options.keptImages, let oldest = imageFeatures.keys.min() { imageFeatures[oldest] = nil }
         if let adjustment = options.localAdjustment {
             // The solver refuses only a malformed problem; the keyframes then stay as tracked.
             _ = try? map.adjustLocally(around: index, options: adjustment)

@@ -46,8 +46,8 @@ extension TrackingSuite {
         let sources = try sequences.map(openColor)
         let reply = try baseline.map { try $0.run(task: monocularTask(sequences, sources), as: MonocularReply.self) }
         if let reply { print("Baseline: OpenCV \(reply.opencv).\n") }
-        print("| sequence | split | frames | tracker | ATE RMSE cm (similarity) | ATE % of path | frames with a pose | keyframes | ms per frame, median | p90 |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
+        print("| sequence | split | frames | tracker | ATE RMSE cm (similarity) | ATE % of path | frames with a pose | keyframes | ms per frame, median | p90 | frames per second (mean time) |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
         for (sequence, source) in zip(sequences, sources) {
             let truth = source.frames.map(\.cameraToWorld)
             let times = source.frames.map(\.timestamp)
@@ -63,11 +63,13 @@ extension TrackingSuite {
                 let posed = run.poses.compactMap { $0 }.count
                 print("| \(sequence.name) | \(sequence.split) | \(truth.count) | \(tracker) | \(format(ate * 100, 3)) | "
                       + "\(format(100 * ate / length, 2)) | \(posed)/\(truth.count) | \(run.keyframes.map(String.init) ?? "") | "
-                      + "\(format(Summary(run.ms).median, 1)) | \(format(Summary(run.ms).p90, 1)) |")
+                      + "\(format(Summary(run.ms).median, 1)) | \(format(Summary(run.ms).p90, 1)) | "
+                      + "\(format(1000 * Double(run.ms.count) / run.ms.reduce(0, +), 0)) |")
                 let name = "tracking.\(Figures.slug(sequence.name)).\(Figures.slug(tracker))"
                 figures.record("\(name).ate_cm", ate * 100)
                 figures.record("\(name).ate_percent_of_path", 100 * ate / length)
                 figures.record("\(name).posed_share", Double(posed) / Double(truth.count))
+                figures.record("\(name).frames_per_second", 1000 * Double(run.ms.count) / run.ms.reduce(0, +))
             }
         }
         print()

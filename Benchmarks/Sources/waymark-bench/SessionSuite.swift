@@ -56,10 +56,17 @@ struct SessionSuite {
               + "is done first and not timed.\n")
         if !parts.isDisjoint(with: ["coaching", "speed"]) {
             let steps = try runSession(rendered, walk, references, recordedPoses: true)
-            if parts.contains("coaching") { reportCoaching(steps) }
+            // The same frames as a plain video whose camera is known: no depth, tracked from the
+            // images alone, goal `tracking` (surfaces need depth).
+            let video = try runSession(rendered, walk, references, recordedPoses: false, depth: false)
+            if parts.contains("coaching") {
+                reportCoaching(steps, input: "recorded poses", goal: .anySurface)
+                reportCoaching(video, input: "the colour frames alone, as a plain video with its intrinsics", goal: .tracking)
+            }
             if parts.contains("speed") {
                 let odometry = try runSession(rendered, walk, references, recordedPoses: false)
-                reportSpeed([("recorded poses (groundtruth.txt)", steps), ("the engine's own tracking", odometry)])
+                reportSpeed([("recorded poses (groundtruth.txt)", steps), ("the engine's own tracking", odometry),
+                             ("a plain video: monocular tracking, goal tracking", video)])
             }
         }
         if parts.contains("memory") { try reportMemory(rendered, walk, references) }
@@ -83,24 +90,27 @@ struct SessionSuite {
         return posters + (try others.enumerated().map { i, path in try ReferenceImage(entry: ReferenceEntry(name: "r\(i)", path: path)) })
     }
 
-    private func configuration(_ references: [ReferenceImage], language: CoachingLanguage = .english) -> SessionConfiguration {
+    private func configuration(_ references: [ReferenceImage], depth: Bool = true) -> SessionConfiguration {
         var configuration = SessionConfiguration()
         configuration.references = references
-        configuration.coaching = CoachingOptions(goal: .anySurface, language: language)
+        configuration.coaching = CoachingOptions(goal: depth ? .anySurface : .tracking, language: .english)
+        if !depth { configuration.surfaces = [] }
         return configuration
     }
 
-    private func runSession(_ frames: [Rendered], _ walk: Walkthrough, _ references: [ReferenceImage], recordedPoses: Bool)
-        throws -> [Step]
+    private func runSession(_ frames: [Rendered], _ walk: Walkthrough, _ references: [ReferenceImage], recordedPoses: Bool,
+                            depth: Bool = true) throws -> [Step]
     {
-        let session = try Session(configuration: configuration(references), input: SessionInput(
-            width: walk.width, height: walk.height, hasDepth: true, hasRecordedPoses: recordedPoses, intrinsics: walk.intrinsics))
+        let session = try Session(configuration: configuration(references, depth: depth), input: SessionInput(
+            width: walk.width, height: walk.height, hasDepth: depth, hasRecordedPoses: recordedPoses, intrinsics: walk.intrinsics))
         // Warm-up on a copy: first-use costs (OpenCV's lazy initialisation) stay out of the figures.
-        let warm = try Session(configuration: configuration(references), input: session.input)
-        for f in frames.prefix(5) { _ = warm.process(SessionFrame(timestamp: f.frame.timestamp, image: f.image, depth: f.depth)) }
+        let warm = try Session(configuration: configuration(references, depth: depth), input: session.input)
+        for f in frames.prefix(5) {
+            _ = warm.process(SessionFrame(timestamp: f.frame.timestamp, image: f.image, depth: depth ? f.depth : nil))
+        }
         return frames.map { f in
             let (result, ms) = milliseconds {
-                session.process(SessionFrame(timestamp: f.frame.timestamp, image: f.image, depth: f.depth,
+                session.process(SessionFrame(timestamp: f.frame.timestamp, image: f.image, depth: depth ? f.depth : nil,
                                              recordedPose: recordedPoses ? f.frame.cameraToWorld : nil))
             }
             let relocalized = result.tracking?.events.contains {
@@ -137,8 +147,8 @@ struct SessionSuite {
         }
     }
 
-    private func reportCoaching(_ steps: [Step]) {
-        print("### Coaching through scripted trouble (recorded poses)\n")
+    private func reportCoaching(_ steps: [Step], input: String, goal: CoachingGoal) {
+        print("### Coaching through scripted trouble (\(input))\n")
         print("Per trouble: the textureless wall is where the plain wall fills \(Int(Self.fillingShare * 100)) % of the "
               + "view or more (from the rendering's labels); the interruption lasts until the camera is relocalized. "
               + "The right message must be on screen within \(format(Self.appearWithin, 0)) s of its start and "
@@ -149,7 +159,7 @@ struct SessionSuite {
         print("|---|---|---|---|---|---|---|")
         var failures = 0
         for language in Self.languages {
-            var coach = Coach(options: CoachingOptions(goal: .anySurface, language: language))
+            var coach = Coach(options: CoachingOptions(goal: goal, language: language))
             let messages = language == .english ? steps.map(\.message) : steps.map { coach.update($0.signals).message }
             for trouble in troubles(steps) {
                 let shown = zip(steps, messages).first { $0.0.time >= trouble.start && $0.1?.code == trouble.code }
@@ -174,7 +184,8 @@ struct SessionSuite {
             print("| \(language.rawValue) | whole run | | \(changes.count) changes | closest two \(format(closest, 2)) s apart | "
                   + "\(flickers) closer than \(format(Self.changesApart, 0)) s | |")
         }
-        figures.record("session.coaching.limits_missed", Double(failures))
+        figures.record(goal == .anySurface ? "session.coaching.limits_missed" : "session.coaching.video.limits_missed",
+                       Double(failures))
         print("\n\(failures == 0 ? "Every trouble met its limits in every language." : "\(failures) limits missed.")\n")
         print("Messages over the run (English): "
               + runs(steps).map { "\(format($0.start, 1))–\(format($0.end, 1)) s `\($0.code?.rawValue ?? "none")`" }.joined(separator: ", ")
