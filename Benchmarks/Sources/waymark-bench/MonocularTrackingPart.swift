@@ -34,7 +34,11 @@ extension TrackingSuite {
         if let posters = Walkthrough.installedPosterFolder() {
             let walk = try Walkthrough(posterFolder: posters, width: 640, height: 480, framesPerSecond: 30)
             let scan = walk.frames.prefix { $0.segment == .scan }.map(\.cameraToWorld)
-            sequences.append(try colorOnly(write(walk.along(scan), name: "monocular walk-through scan")))
+            var written = try colorOnly(write(walk.along(scan), name: "monocular walk-through scan"))
+            written.posters = try walk.posters.map {
+                try ReferenceImage(entry: ReferenceEntry(name: $0.name, path: $0.imagePath, physicalWidth: $0.physicalWidth))
+            }
+            sequences.append(written)
         }
         if let folder = SharedDatasets.path(BookCoverVideo.folder) {
             let k = Self.fr1
@@ -43,15 +47,20 @@ extension TrackingSuite {
                 intrinsics: Intrinsics(fx: k.fx, fy: k.fy, cx: k.cx + 0.5, cy: k.cy + 0.5),
                 depthScale: WalkthroughWriter.depthScale, split: "validation")))
         }
-        let sources = try sequences.map(openColor)
+        let sources = try sequences.map { try openColor($0) }
         let reply = try baseline.map { try $0.run(task: monocularTask(sequences, sources), as: MonocularReply.self) }
         if let reply { print("Baseline: OpenCV \(reply.opencv).\n") }
         print("| sequence | split | frames | tracker | ATE RMSE cm (similarity) | ATE % of path | frames with a pose | keyframes | ms per frame, median | p90 | frames per second (mean time) |")
         print("|---|---|---|---|---|---|---|---|---|---|---|")
+        var metricLines: [String] = []
         for (sequence, source) in zip(sequences, sources) {
             let truth = source.frames.map(\.cameraToWorld)
             let times = source.frames.map(\.timestamp)
             var runs: [(String, Run)] = [("Waymark", try oursMonocular(try openColor(sequence), sequence))]
+            var metric: (run: Run, fixedAt: Int, factor: Double)?
+            if let posters = sequence.posters {
+                metric = try sessionWithPosters(try openColor(sequence, decodesColor: true), sequence, posters: posters)
+            }
             if let track = reply?.sequences[sequence.name] {
                 runs.append(("OpenCV essential chained, first step's scale", Run(poses: poses(track.firstStep), ms: track.ms)))
                 runs.append(("OpenCV essential chained, every step's scale", Run(poses: poses(track.everyStep), ms: track.ms)))
@@ -71,8 +80,51 @@ extension TrackingSuite {
                 figures.record("\(name).posed_share", Double(posed) / Double(truth.count))
                 figures.record("\(name).frames_per_second", 1000 * Double(run.ms.count) / run.ms.reduce(0, +))
             }
+            if let metric {
+                let after = metric.run.poses.indices.map { $0 >= metric.fixedAt ? metric.run.poses[$0] : nil }
+                let ate = try errors(after, truth: truth, times: times, alignment: .rigid).ate
+                let aligned = try errors(after, truth: truth, times: times, alignment: .similarity).ate
+                metricLines.append("| \(sequence.name) | \(metric.fixedAt) | \(format(metric.factor, 3)) | "
+                                   + "\(after.compactMap { $0 }.count) | \(format(ate * 100, 2)) | \(format(aligned * 100, 2)) |")
+                figures.record("tracking.\(Figures.slug(sequence.name)).metric_ate_cm", ate * 100)
+            }
         }
         print()
+        if !metricLines.isEmpty {
+            print("The same frames through a `Session` with the walk-through's four posters as references (their physical "
+                  + "widths known): the world becomes metric when five frames have measured a poster's plane against the "
+                  + "map points on it (`scale_fixed`); the poses from that frame on, against the truth with a rigid "
+                  + "alignment only (evo_ape -a, no scale), and with a similarity alignment for comparison.\n")
+            print("| sequence | scale fixed at frame | metres per unit | poses after | metric ATE cm (rigid) | ATE cm (similarity) |")
+            print("|---|---|---|---|---|---|")
+            metricLines.forEach { print($0) }
+            print()
+        }
+    }
+
+    /// The frames through a session with `posters` as references: its poses, and the frame the
+    /// scale was fixed at with the factor; nil when it never was.
+    private func sessionWithPosters(_ source: ColorSequenceSource, _ sequence: Sequence, posters: [ReferenceImage])
+        throws -> (run: Run, fixedAt: Int, factor: Double)?
+    {
+        var configuration = SessionConfiguration()
+        configuration.surfaces = []
+        configuration.coaching.goal = .tracking
+        configuration.references = posters
+        // The truth the folder holds is for scoring only: the session sees a plain video.
+        let session = try Session(configuration: configuration, input: SessionInput(
+            width: source.info.width, height: source.info.height, hasDepth: false, intrinsics: sequence.intrinsics))
+        var run = Run(poses: [], ms: [])
+        var fixed: (Int, Double)?
+        while let frame = try source.next() {
+            guard var sessionFrame = SessionFrame(frame) else { throw BenchError("\(sequence.name), frame \(frame.index) unreadable") }
+            sessionFrame.recordedPose = nil
+            let (result, ms) = milliseconds { session.process(sessionFrame) }
+            for case .scaleFixed(let factor, _) in result.tracking?.events ?? [] { fixed = (frame.index, factor) }
+            run.poses.append(result.cameraToWorld)
+            run.ms.append(ms)
+        }
+        return fixed.map { (run, $0.0, $0.1) }
     }
 
     /// The sequence as a colour-only TUM folder: its rgb.txt, images and truth linked into a
@@ -90,10 +142,10 @@ extension TrackingSuite {
         return colorOnly
     }
 
-    private func openColor(_ sequence: Sequence) throws -> ColorSequenceSource {
+    private func openColor(_ sequence: Sequence, decodesColor: Bool = false) throws -> ColorSequenceSource {
         var options = FrameSourceOptions()
         options.intrinsics = sequence.intrinsics
-        options.decodesColor = false
+        options.decodesColor = decodesColor
         return try ColorSequenceSource(path: sequence.folder, options: options)
     }
 

@@ -24,6 +24,8 @@ struct TrackingSuite {
         var depthScale: Double
         /// Development (tuned on: the synthetic sequences) or validation (only measured: TUM).
         var split: String
+        /// Reference images of known width in view (the walk-through's posters), for a metric run.
+        var posters: [ReferenceImage]? = nil
     }
 
     /// One tracker's run over a sequence.
