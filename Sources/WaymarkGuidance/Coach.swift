@@ -36,7 +36,7 @@ public struct Coach: Sendable {
     /// Highest first.
     static let priority: [CoachingCode] = [
         .lowLight, .excessiveMotion, .insufficientFeatures, .relocalizationOfferReset, .relocalizingReturn,
-        .initializingScan, .surfaceNotFound, .surfaceSearchSlow, .surfaceSearch, .imageTooSmall, .imageTooOblique,
+        .initializingScan, .initializingSideways, .surfaceNotFound, .surfaceSearchSlow, .surfaceSearch, .imageTooSmall, .imageTooOblique,
         .imageBlurred, .imageSearch, .offscreenObjectBehind, .offscreenObjectLeft, .offscreenObjectRight,
         .offscreenObjectUp, .offscreenObjectDown, .placeObject,
     ]
@@ -132,7 +132,9 @@ public struct Coach: Sendable {
         if let since = relocalizingSince {
             codes.append((now - since >= o.offerResetAfter ? .relocalizationOfferReset : .relocalizingReturn, nil))
         }
-        if s.tracking == .limited(.initializing) { codes.append((.initializingScan, nil)) }
+        if s.tracking == .limited(.initializing) {
+            codes.append((s.tracksFromImagesAlone ? .initializingSideways : .initializingScan, nil))
+        }
         if isSurfaceGoal, let since = searchStarted, s.tracking != .limited(.relocalizing) {
             let waited = now - since
             codes.append((waited >= o.surfaceNotFoundAfter ? .surfaceNotFound

@@ -22,6 +22,7 @@ public enum CoachingCatalogue {
     private static func english(_ code: CoachingCode) -> String {
         switch code {
         case .initializingScan: "Move your phone slowly to look around."
+        case .initializingSideways: "Move your phone slowly to one side."
         case .surfaceSearch: "Move your phone slowly to find a surface."
         case .surfaceSearchSlow:
             "Try moving around, turning on more lights, and making sure your phone is pointed at a sufficiently textured surface."
@@ -47,6 +48,7 @@ public enum CoachingCatalogue {
     private static func simplifiedChinese(_ code: CoachingCode) -> String {
         switch code {
         case .initializingScan: "请缓慢移动手机，环顾四周。"
+        case .initializingSideways: "请将手机缓慢地向一侧移动。"
         case .surfaceSearch: "请缓慢移动手机，寻找一个表面。"
         case .surfaceSearchSlow: "请尝试四处走动、打开更多灯光，并确保手机对准纹理足够丰富的表面。"
         case .surfaceNotFound: "无法找到表面。请尝试移到一侧或重新调整手机的位置。"
@@ -71,6 +73,7 @@ public enum CoachingCatalogue {
     private static func traditionalChinese(_ code: CoachingCode) -> String {
         switch code {
         case .initializingScan: "請緩慢移動手機，環顧四周。"
+        case .initializingSideways: "請將手機緩慢地向一側移動。"
         case .surfaceSearch: "請緩慢移動手機，尋找一個表面。"
         case .surfaceSearchSlow: "請嘗試四處走動、打開更多燈光，並確保手機對準紋理足夠豐富的表面。"
         case .surfaceNotFound: "無法找到表面。請嘗試移到一側或重新調整手機的位置。"

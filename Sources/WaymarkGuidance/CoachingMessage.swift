@@ -2,6 +2,8 @@
 /// reads comes from `CoachingCatalogue` in their language.
 public enum CoachingCode: String, Sendable, CaseIterable {
     case initializingScan = "initializing_scan"
+    /// Tracking from images alone needs parallax to start: a sideways move, not a turn.
+    case initializingSideways = "initializing_sideways"
     case surfaceSearch = "surface_search"
     case surfaceSearchSlow = "surface_search_slow"
     case surfaceNotFound = "surface_not_found"

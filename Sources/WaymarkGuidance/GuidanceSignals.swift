@@ -81,6 +81,8 @@ public struct GuidanceSignals: Sendable {
     public var offscreenObject: (name: String, direction: OffscreenDirection)?
     /// An object waiting to be placed on a surface (place_object), if any.
     public var objectToPlace: String?
+    /// The camera is tracked from its images alone: its map starts from a sideways move.
+    public var tracksFromImagesAlone = false
 
     public init(timestamp: Double, tracking: TrackingState?, featureCount: Int, featureSpread: Double, brightness: Double,
                 sharpness: Double, imageMotion: Double? = nil, cameraSpeed: Double? = nil, turnRate: Double? = nil,

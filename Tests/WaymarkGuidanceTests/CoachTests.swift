@@ -40,6 +40,21 @@ import WaymarkGuidance
         #expect(frames.first { $0.time >= 4 }?.update.message?.text == "It's too dark here. Try turning on more lights.")
     }
 
+    /// A camera tracked from its images alone is asked for a sideways move while its map
+    /// starts (it needs parallax); one with depth to look around.
+    @Test func initializingFromImagesAloneAsksForASidewaysMove() {
+        for (alone, expected) in [(true, CoachingCode.initializingSideways), (false, .initializingScan)] {
+            var coach = Coach(options: CoachingOptions(goal: .tracking, language: .simplifiedChinese))
+            let frames = Self.run(&coach, seconds: 3) { t, s in
+                s.tracksFromImagesAlone = alone
+                if t < 2 { s.tracking = .limited(.initializing) }
+            }
+            #expect(Self.changes(frames).map(\.code) == [expected, nil], "images alone: \(alone)")
+            #expect(frames.first { $0.time >= 1 }?.update.message?.text
+                == CoachingCatalogue.text(expected, object: nil, language: .simplifiedChinese))
+        }
+    }
+
     @Test func aSingleOddFrameShowsNothing() {
         var coach = Coach(options: CoachingOptions(goal: .tracking, language: .english))
         let frames = Self.run(&coach, seconds: 5) { t, s in if abs(t - 2) < 0.01 { s.featureCount = 10 } }

@@ -274,6 +274,7 @@ struct CLI {
         // The map starts at frame 17 of 37 (the excerpt begins with little sideways motion).
         #expect(posed.count >= 15 && output.frames.count == 37, "\(posed.count) of \(output.frames.count)")
         #expect(output.frames.prefix { $0.pose == nil }.allSatisfy { $0.tracking?.reason == "initializing" })
+        #expect(output.frames.contains { $0.coaching?.code == "initializing_sideways" })
         let lines = try String(contentsOfFile: scratch.path("trajectory.txt"), encoding: .utf8).split(separator: "\n")
         #expect(lines.filter { !$0.hasPrefix("#") }.count == posed.count)
         #expect((output.summary?.keyframes ?? 0) >= 2)
