@@ -25,6 +25,11 @@ public struct MonocularTrackingOptions: Sendable {
     public var newPoints = NewPointOptions()
     /// The newest keyframes whose every feature is kept for new points to be triangulated with.
     public var keptImages = 30
+    /// A keyframe is culled when this share of its points are held by `redundantHolders`
+    /// other keyframes (ORB-SLAM's 90 % and 3), so a camera going over the same place does not
+    /// grow the map.
+    public var redundantShare = 0.9
+    public var redundantHolders = 3
     /// Each new keyframe's neighbourhood is adjusted, keyframes included: without depth
     /// nothing else keeps triangulated points consistent.
     public var localAdjustment: LocalAdjustmentOptions? = {
@@ -340,6 +345,13 @@ public final class MonocularTracker {
         relocalizer = nil
         lastKeyframeTime = frame.timestamp
         events.append(.keyframeAdded(id))
+        let culled = map.cullRedundantNeighbours(of: map.index(ofKeyframe: id)!, among: options.localMap.neighbours,
+                                                 share: options.redundantShare, holders: options.redundantHolders)
+        for removed in culled.removed {
+            events.append(.keyframeRemoved(removed))
+            trackedShare.forget(keyframe: removed)
+            imageFeatures[removed] = nil
+        }
         reference = nil
         let now = map.index(ofKeyframe: id)!
         setReference(now)

@@ -67,6 +67,21 @@ public struct WorldMap {
         return candidates.filter(culled.contains)
     }
 
+    /// Removes those of keyframe `index`'s `among` most covisible keyframes that others make
+    /// redundant (`redundantKeyframes`), never the first keyframe (it holds the world's origin)
+    /// nor `index`; returns the removed keyframes' ids and `index` after removal.
+    public mutating func cullRedundantNeighbours(of index: Int, among neighbours: Int, share: Double, holders: Int)
+        -> (removed: [Int], index: Int)
+    {
+        let candidates = covisible(with: index).prefix(neighbours).map(\.keyframe).filter { $0 != 0 }
+        let redundant = redundantKeyframes(among: candidates, share: share, holders: holders)
+        guard !redundant.isEmpty else { return ([], index) }
+        let id = keyframes[index].id
+        let removed = redundant.sorted().map { keyframes[$0].id }
+        removeKeyframes(Set(redundant))
+        return (removed, self.index(ofKeyframe: id)!)
+    }
+
     /// Removes the keyframes at `indices`; later keyframes move down. Their points stay where
     /// another keyframe holds them.
     public mutating func removeKeyframes(_ indices: Set<Int>) {

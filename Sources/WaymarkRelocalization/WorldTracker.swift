@@ -624,19 +624,16 @@ public final class WorldTracker {
         return made
     }
 
-    /// Removes the neighbours of keyframe `index` that others make redundant (never the first
-    /// keyframe, which holds the world's origin, nor `index`); returns `index` after removal.
+    /// Culls keyframe `index`'s redundant neighbours (`WorldMap.cullRedundantNeighbours`);
+    /// returns `index` after removal.
     private func cullRedundantNeighbours(of index: Int, events: inout [TrackingEvent]) -> Int {
-        let policy = options.keyframes
-        let candidates = map.covisible(with: index).prefix(options.localMap.neighbours).map(\.keyframe).filter { $0 != 0 }
-        let redundant = map.redundantKeyframes(among: candidates, share: policy.redundantShare, holders: policy.redundantHolders)
-        guard !redundant.isEmpty else { return index }
-        let id = map.keyframes[index].id
-        for k in redundant.sorted() {
-            events.append(.keyframeRemoved(map.keyframes[k].id))
-            trackedShare.forget(keyframe: map.keyframes[k].id)
+        let culled = map.cullRedundantNeighbours(of: index, among: options.localMap.neighbours,
+                                                 share: options.keyframes.redundantShare,
+                                                 holders: options.keyframes.redundantHolders)
+        for id in culled.removed {
+            events.append(.keyframeRemoved(id))
+            trackedShare.forget(keyframe: id)
         }
-        map.removeKeyframes(Set(redundant))
-        return map.index(ofKeyframe: id)!
+        return culled.index
     }
 }
