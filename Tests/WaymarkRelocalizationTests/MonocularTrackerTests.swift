@@ -17,7 +17,7 @@ import WaymarkVision
     /// The scan from the first frame: a map within 2 s (the scan's slow start gives little
     /// parallax before), every later frame posed, and the path within 3 % of its length of the
     /// truth after a similarity alignment (the scale is the initialization's, so only the shape
-    /// can be compared). At this size the features are coarse: 2.1 % when written; the issue's
+    /// can be compared). At this size the features are coarse: 1.8 % when written; the issue's
     /// 1 % is for 640×480, which the tracking bench measures (0.5 %).
     @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func theScanIsTrackedFromColourAloneUpToScale() throws {
         let walk = try Self.walkthrough()
