@@ -11,7 +11,8 @@ enum MapBuildCommand: Command {
         Builds a world map from an RGB-D SEQUENCE (TUM layout or plain folder, with colour): a
         keyframe wherever a frame tracks less than half of the points of the keyframe it shares
         most with, holding its features and their 3D positions from depth, in the world of the
-        poses. The poses come
+        poses. A colour SEQUENCE without depth (rgb.txt alone) needs poses: a keyframe every
+        5 cm or 5°, its features' positions triangulated with its nearest keyframes. The poses come
         from FILE (TUM format, camera-to-world; frames and poses paired within 20 ms, closest
         first, each used once, as TUM's associate.py pairs them), else the
         sequence's groundtruth.txt, else the engine's own tracking (world = first camera).
@@ -45,12 +46,18 @@ enum MapBuildCommand: Command {
         let quiet = arguments.flag("--quiet")
         let source = try SessionSetup.openSource(input, arguments: arguments, decodesColor: false,
                                                  posesFile: try arguments.value("--poses"))
-        guard source.info.hasDepth else { throw WaymarkError(.usage, "\(input) is not an RGB-D SEQUENCE: a map needs depth") }
+        guard source.info.hasDepth || source.info.recordedPoses != nil else {
+            throw WaymarkError(.usage, "\(input) has no depth and no poses: a map from colour alone needs the camera's poses "
+                               + "(--poses FILE or groundtruth.txt)")
+        }
         guard source.info.hasColor else {
             throw WaymarkError(.badData, "\(input) has depth without colour: keyframes need colour images")
         }
         var plan = OutputPlan(inputs: source.files)
         try plan.claim(output, for: "--output")
+        if !source.info.hasDepth, let intrinsics = source.info.intrinsics {
+            return try buildFromColour(source, intrinsics: intrinsics, input: input, output: output)
+        }
         let session = try SessionSetup.makeSession(arguments, source: source.info)
         if !quiet { for note in source.info.notes { Console.warning(note) } }
         let runner = SessionRunner(source: source, session: session, outputs: SessionRunner.Outputs(mapPath: output),
@@ -69,5 +76,25 @@ enum MapBuildCommand: Command {
             Console.error("\(input): \(outcome.framesWithErrors) of \(outcome.frames) frames could not be used; the first: \(first.message)")
         }
         return outcome.exitCode
+    }
+
+    private static func buildFromColour(_ source: any FrameSource, intrinsics: Intrinsics, input: String, output: String)
+        throws(WaymarkError) -> ExitCode
+    {
+        let outcome = try ColourMapBuild.build(source, intrinsics: intrinsics)
+        guard outcome.map.hasPoints else {
+            throw WaymarkError(.badData, "\(input): no two posed views share features with enough parallax; no map written")
+        }
+        try outcome.map.write(to: output)
+        let sink = try RecordSink(path: nil)
+        try sink.write(MapBuildRecord(map: output, outcome.map, frames: outcome.frames, framesUsed: outcome.framesUsed,
+                                      framesWithErrors: outcome.framesWithErrors, imagesLeftOut: source.info.imagesLeftOut,
+                                      poses: source.info.recordedPoses?.rawValue ?? "file"))
+        try sink.finish()
+        if let first = outcome.firstError {
+            Console.error("\(input): \(outcome.framesWithErrors) of \(outcome.frames) frames could not be used; the first: \(first.message)")
+            return ExitCode(first.kind)
+        }
+        return .ok
     }
 }

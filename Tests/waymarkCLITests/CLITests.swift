@@ -259,11 +259,7 @@ struct CLI {
     func aColourSequenceWithItsCameraIsTrackedFromItsImages() throws {
         let scratch = try Scratch()
         let excerpt = try #require(SharedDatasets.path("tum_fr1_xyz_excerpt"))
-        let folder = scratch.path("colour")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        for name in ["rgb.txt", "rgb"] {
-            try FileManager.default.createSymbolicLink(atPath: folder + "/" + name, withDestinationPath: excerpt + "/" + name)
-        }
+        let folder = try scratch.folder("colour", linking: ["rgb.txt", "rgb"], in: excerpt)
         let result = try CLI.run(["process", folder, "--intrinsics", "517.3,516.5,318.6,255.3", "--output", scratch.path("out.jsonl"),
                                   "--trajectory", scratch.path("trajectory.txt"), "--save-map", scratch.path("map.waymap"), "--quiet"])
         #expect(result.status == 0, "\(result.stderr)")
