@@ -7,9 +7,11 @@ extension SessionInput {
 }
 
 extension SessionConfiguration {
-    /// The engine's choices for what `source` carries: without depth, no surfaces (they need
-    /// it), and no relocalization unless the camera is tracked from its images alone (intrinsics
-    /// and no recorded poses: the monocular tracker relocalizes in its own map); depth without colour is tracked by ICP alone; without
+    /// The engine's choices for what `source` carries: without depth, no surfaces (surfaces
+    /// among a monocular map's points are opt-in: on the walk-through's scan the one they found
+    /// was false, Benchmarks/RESULTS.md), and no relocalization unless the camera is tracked
+    /// from its images alone (intrinsics and no recorded poses: the monocular tracker
+    /// relocalizes in its own map); depth without colour is tracked by ICP alone; without
     /// recorded poses the world is the first camera's (the engine's odometry), whose +y stands
     /// in for gravity until the caller says otherwise; a source recorded at a low rate is not
     /// interrupted by its own frame interval.

@@ -16,6 +16,8 @@ public final class Session {
     let tracker: (any CameraTracker)?
     private let imageTracker: ImageTracker?
     private let planeDetector: PlaneDetector?
+    /// Surfaces among a monocular map's points (`sparseSurfaces`).
+    let sparsePlaneDetector: PlaneDetector?
     private var coach: Coach
     let meter = FrameMeter()
     private(set) var registry: AnchorRegistry
@@ -64,6 +66,8 @@ public final class Session {
         }
         registry = AnchorRegistry(planeOptions: configuration.planeMap, loaded: configuration.worldMap?.anchors ?? [])
         planeDetector = input.hasDepth && !configuration.surfaces.isEmpty ? try PlaneDetector() : nil
+        sparsePlaneDetector = tracker is MonocularTracker && !configuration.surfaces.isEmpty
+            ? try PlaneDetector(options: .sparse) : nil
         imageTracker = configuration.references.isEmpty
             ? nil : ImageTracker(references: configuration.references, options: configuration.imageTracking)
         coach = Coach(options: configuration.coaching)
@@ -163,6 +167,13 @@ public final class Session {
                                                    translation: pose.translation.map { $0 * fixed.metresPerUnit })
             update?.events.append(.scaleFixed(metresPerUnit: fixed.metresPerUnit, reference: fixed.reference))
         }
+        var anchoredSurfaces = tracked.surfaces
+        if let sparse = sparseSurfaces(seenFrom: update?.cameraToWorld, events: update?.events ?? []),
+            let pose = update?.cameraToWorld
+        {
+            let integrated = registry.integrate(sparse, cameraToWorld: pose)
+            anchoredSurfaces = Surfaces(found: sparse.planes, anchorIDs: integrated.anchorIDs, events: integrated.events)
+        }
         // A reference image's pose is metric: it joins a world of another unit only once that is fixed.
         if let pose = update?.cameraToWorld, update?.state == .normal, isMetric {
             anchorEvents += anchorImages(detections, cameraToWorld: pose)
@@ -172,8 +183,8 @@ public final class Session {
         lastPose = update?.cameraToWorld
         lastTimestamp = frame.timestamp
         return FrameResult(timestamp: frame.timestamp, tracking: update, detections: detections,
-                           planes: tracked.surfaces.found, planeAnchorIDs: tracked.surfaces.anchorIDs,
-                           planeEvents: tracked.surfaces.events, anchorEvents: anchorEvents,
+                           planes: anchoredSurfaces.found, planeAnchorIDs: anchoredSurfaces.anchorIDs,
+                           planeEvents: anchoredSurfaces.events, anchorEvents: anchorEvents,
                            signals: signals, coaching: coaching)
     }
 

@@ -83,8 +83,8 @@ public struct SessionSupport: Sendable {
         var notes: [String] = []
         let goal = configuration.coaching.goal
         if !input.hasDepth {
-            if !configuration.surfaces.isEmpty {
-                problems.append("finding surfaces needs depth images, and this input has none")
+            if !configuration.surfaces.isEmpty, input.intrinsics == nil || input.hasRecordedPoses {
+                problems.append("finding surfaces needs depth images, or the camera's intrinsics and no recorded poses")
             }
             if configuration.relocalization, input.intrinsics == nil || input.hasRecordedPoses {
                 problems.append("resuming after an interruption needs depth images, or the camera's intrinsics and no recorded poses")

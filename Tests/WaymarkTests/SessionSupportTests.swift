@@ -11,7 +11,7 @@ import Waymark
     @Test func aVideoCannotGiveSurfacesOrResumeAfterInterruptions() {
         let support = SessionSupport(SessionConfiguration(), input: SessionInput(width: 640, height: 480, hasDepth: false))
         #expect(!support.isSupported)
-        #expect(support.problems.contains { $0.contains("finding surfaces needs depth") })
+        #expect(support.problems.contains { $0.contains("finding surfaces needs depth images, or the camera's intrinsics") })
         #expect(support.problems.contains { $0.contains("resuming after an interruption needs depth") })
         #expect(throws: WaymarkError.self) {
             _ = try Session(configuration: SessionConfiguration(), input: SessionInput(width: 640, height: 480, hasDepth: false))
@@ -19,7 +19,8 @@ import Waymark
     }
 
     /// With its intrinsics a video is tracked from its images: the engine's defaults for it
-    /// (no surfaces) are supported, relocalization included, and the world's scale is unknown.
+    /// (relocalization, no surfaces) are supported, and so are surfaces when asked for (among
+    /// its map's points); the world's scale is unknown.
     @Test func aVideoWithIntrinsicsIsTrackedFromItsImages() throws {
         let info = FrameSourceInfo(kind: "video", path: "v.mp4", width: 640, height: 480, framesPerSecond: 30, frameCount: nil,
                                    hasColor: true, hasDepth: false, recordedPoses: nil, intrinsics: Self.camera, notes: [])
@@ -27,6 +28,8 @@ import Waymark
         configuration.adapt(to: info)
         configuration.coaching.goal = .tracking
         #expect(configuration.relocalization && configuration.surfaces.isEmpty)
+        configuration.surfaces = .all
+        #expect(SessionSupport(configuration, input: SessionInput(info)).isSupported)
         let session = try Session(configuration: configuration, input: SessionInput(info))
         #expect(session.isTracking && session.isMonocular)
         var withoutIntrinsics = info

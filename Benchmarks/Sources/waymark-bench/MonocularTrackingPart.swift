@@ -35,6 +35,7 @@ extension TrackingSuite {
             let walk = try Walkthrough(posterFolder: posters, width: 640, height: 480, framesPerSecond: 30)
             let scan = walk.frames.prefix { $0.segment == .scan }.map(\.cameraToWorld)
             var written = try colorOnly(write(walk.along(scan), name: "monocular walk-through scan"))
+            written.surfaces = walk.surfaces.map { ($0.name, $0.plane) }
             written.posters = try walk.posters.map {
                 try ReferenceImage(entry: ReferenceEntry(name: $0.name, path: $0.imagePath, physicalWidth: $0.physicalWidth))
             }
@@ -53,11 +54,12 @@ extension TrackingSuite {
         print("| sequence | split | frames | tracker | ATE RMSE cm (similarity) | ATE % of path | frames with a pose | keyframes | ms per frame, median | p90 | frames per second (mean time) |")
         print("|---|---|---|---|---|---|---|---|---|---|---|")
         var metricLines: [String] = []
+        var surfaceLines: [String] = []
         for (sequence, source) in zip(sequences, sources) {
             let truth = source.frames.map(\.cameraToWorld)
             let times = source.frames.map(\.timestamp)
             var runs: [(String, Run)] = [("Waymark", try oursMonocular(try openColor(sequence), sequence))]
-            var metric: (run: Run, fixedAt: Int, factor: Double)?
+            var metric: (run: Run, fixedAt: Int, factor: Double, anchors: [PlaneAnchor])?
             if let posters = sequence.posters {
                 metric = try sessionWithPosters(try openColor(sequence, decodesColor: true), sequence, posters: posters)
             }
@@ -87,6 +89,7 @@ extension TrackingSuite {
                 metricLines.append("| \(sequence.name) | \(metric.fixedAt) | \(format(metric.factor, 3)) | "
                                    + "\(after.compactMap { $0 }.count) | \(format(ate * 100, 2)) | \(format(aligned * 100, 2)) |")
                 figures.record("tracking.\(Figures.slug(sequence.name)).metric_ate_cm", ate * 100)
+                surfaceLines += try surfaceErrors(metric.anchors, poses: after, truth: truth, sequence: sequence)
             }
         }
         print()
@@ -100,15 +103,45 @@ extension TrackingSuite {
             metricLines.forEach { print($0) }
             print()
         }
+        if !surfaceLines.isEmpty {
+            print("Its surfaces found among the map's points (plane anchors at the end, each against the true surface "
+                  + "nearest in direction), in the truth's world through the rigid alignment of the metric poses:\n")
+            print("| sequence | anchor | alignment | extent m | observations | nearest true surface | normal error ° | offset error cm |")
+            print("|---|---|---|---|---|---|---|---|")
+            surfaceLines.forEach { print($0) }
+            print()
+        }
+    }
+
+    /// Each plane anchor against the true surface nearest it in direction (then in offset), in
+    /// the truth's world by the rigid alignment of the metric `poses` onto the `truth`.
+    private func surfaceErrors(_ anchors: [PlaneAnchor], poses: [RigidTransform?], truth: [RigidTransform?],
+                               sequence: Sequence) throws -> [String]
+    {
+        let pairs = poses.indices.compactMap { k in poses[k].flatMap { p in truth[k].map { (p.translationVector, $0.translationVector) } } }
+        guard pairs.count >= 3 else { return [] }
+        let toTruth = try alignPoints(pairs.map(\.0), onto: pairs.map(\.1), withScale: false).transform
+        return anchors.map { anchor in
+            let normal = toTruth.applyRotation(anchor.surface.plane.normal)
+            let offset = anchor.surface.plane.offset - (normal * toTruth.translationVector).sum()
+            let scored = sequence.surfaces.map { surface -> (String, Double, Double) in
+                let cosine = (surface.plane.normal * normal).sum()
+                let sign = cosine < 0 ? -1.0 : 1.0
+                return (surface.name, acos(min(1, abs(cosine))) * 180 / .pi, abs(sign * offset - surface.plane.offset))
+            }
+            let nearest = scored.min { ($0.1 < 3 ? 0 : $0.1, $0.2) < ($1.1 < 3 ? 0 : $1.1, $1.2) }!
+            return "| \(sequence.name) | \(anchor.id) | \(anchor.surface.alignment) | "
+                + "\(format(anchor.surface.extent.x, 2))×\(format(anchor.surface.extent.y, 2)) | \(anchor.observations) | "
+                + "\(nearest.0) | \(format(nearest.1, 2)) | \(format(nearest.2 * 100, 1)) |"
+        }
     }
 
     /// The frames through a session with `posters` as references: its poses, and the frame the
     /// scale was fixed at with the factor; nil when it never was.
     private func sessionWithPosters(_ source: ColorSequenceSource, _ sequence: Sequence, posters: [ReferenceImage])
-        throws -> (run: Run, fixedAt: Int, factor: Double)?
+        throws -> (run: Run, fixedAt: Int, factor: Double, anchors: [PlaneAnchor])?
     {
         var configuration = SessionConfiguration()
-        configuration.surfaces = []
         configuration.coaching.goal = .tracking
         configuration.references = posters
         // The truth the folder holds is for scoring only: the session sees a plain video.
@@ -124,7 +157,7 @@ extension TrackingSuite {
             run.poses.append(result.cameraToWorld)
             run.ms.append(ms)
         }
-        return fixed.map { (run, $0.0, $0.1) }
+        return fixed.map { (run, $0.0, $0.1, session.planes.anchors) }
     }
 
     /// The sequence as a colour-only TUM folder: its rgb.txt, images and truth linked into a

@@ -24,8 +24,10 @@ struct TrackingSuite {
         var depthScale: Double
         /// Development (tuned on: the synthetic sequences) or validation (only measured: TUM).
         var split: String
-        /// Reference images of known width in view (the walk-through's posters), for a metric run.
+        /// Reference images of known width in view (the walk-through's posters), for a metric run,
+        /// and the surfaces it should find (name and plane, in the truth's world).
         var posters: [ReferenceImage]? = nil
+        var surfaces: [(name: String, plane: Plane)] = []
     }
 
     /// One tracker's run over a sequence.
