@@ -62,6 +62,10 @@ struct SessionSuite {
             if parts.contains("coaching") {
                 reportCoaching(steps, input: "recorded poses", goal: .anySurface)
                 reportCoaching(video, input: "the colour frames alone, as a plain video with its intrinsics", goal: .tracking)
+                // Without intrinsics a video is not tracked: coaching has the frame's signals alone.
+                let untracked = try runSession(rendered, walk, references, recordedPoses: false, depth: false, camera: false)
+                reportCoaching(untracked, input: "the colour frames alone, a plain video without intrinsics (not tracked)",
+                               goal: .image)
             }
             if parts.contains("speed") {
                 let odometry = try runSession(rendered, walk, references, recordedPoses: false)
@@ -90,21 +94,26 @@ struct SessionSuite {
         return posters + (try others.enumerated().map { i, path in try ReferenceImage(entry: ReferenceEntry(name: "r\(i)", path: path)) })
     }
 
-    private func configuration(_ references: [ReferenceImage], depth: Bool = true) -> SessionConfiguration {
+    private func configuration(_ references: [ReferenceImage], depth: Bool = true, camera: Bool = true) -> SessionConfiguration {
         var configuration = SessionConfiguration()
         configuration.references = references
-        configuration.coaching = CoachingOptions(goal: depth ? .anySurface : .tracking, language: .english)
-        if !depth { configuration.surfaces = [] }
+        configuration.coaching = CoachingOptions(goal: depth ? .anySurface : camera ? .tracking : .image, language: .english)
+        if !depth {
+            configuration.surfaces = []
+            configuration.relocalization = camera
+        }
         return configuration
     }
 
     private func runSession(_ frames: [Rendered], _ walk: Walkthrough, _ references: [ReferenceImage], recordedPoses: Bool,
-                            depth: Bool = true) throws -> [Step]
+                            depth: Bool = true, camera: Bool = true) throws -> [Step]
     {
-        let session = try Session(configuration: configuration(references, depth: depth), input: SessionInput(
-            width: walk.width, height: walk.height, hasDepth: depth, hasRecordedPoses: recordedPoses, intrinsics: walk.intrinsics))
+        let settings = configuration(references, depth: depth, camera: camera)
+        let session = try Session(configuration: settings, input: SessionInput(
+            width: walk.width, height: walk.height, hasDepth: depth, hasRecordedPoses: recordedPoses,
+            intrinsics: camera ? walk.intrinsics : nil))
         // Warm-up on a copy: first-use costs (OpenCV's lazy initialisation) stay out of the figures.
-        let warm = try Session(configuration: configuration(references, depth: depth), input: session.input)
+        let warm = try Session(configuration: settings, input: session.input)
         for f in frames.prefix(5) {
             _ = warm.process(SessionFrame(timestamp: f.frame.timestamp, image: f.image, depth: depth ? f.depth : nil))
         }
@@ -161,7 +170,8 @@ struct SessionSuite {
         for language in Self.languages {
             var coach = Coach(options: CoachingOptions(goal: goal, language: language))
             let messages = language == .english ? steps.map(\.message) : steps.map { coach.update($0.signals).message }
-            for trouble in troubles(steps) {
+            // An untracked video has no interruption to come back from: it only starts again.
+            for trouble in troubles(steps) where goal != .image || trouble.segment != .afterInterruption {
                 let shown = zip(steps, messages).first { $0.0.time >= trouble.start && $0.1?.code == trouble.code }
                 let appear = shown.map { $0.0.time - trouble.start }
                 let cleared = trouble.end.flatMap { end in
@@ -184,8 +194,8 @@ struct SessionSuite {
             print("| \(language.rawValue) | whole run | | \(changes.count) changes | closest two \(format(closest, 2)) s apart | "
                   + "\(flickers) closer than \(format(Self.changesApart, 0)) s | |")
         }
-        figures.record(goal == .anySurface ? "session.coaching.limits_missed" : "session.coaching.video.limits_missed",
-                       Double(failures))
+        let slug = goal == .anySurface ? "" : goal == .tracking ? "video." : "untracked_video."
+        figures.record("session.coaching.\(slug)limits_missed", Double(failures))
         print("\n\(failures == 0 ? "Every trouble met its limits in every language." : "\(failures) limits missed.")\n")
         print("Messages over the run (English): "
               + runs(steps).map { "\(format($0.start, 1))–\(format($0.end, 1)) s `\($0.code?.rawValue ?? "none")`" }.joined(separator: ", ")
