@@ -1,18 +1,3 @@
-extension PlaneDetectionOptions {
-    /// Surfaces among a monocular map's points: a few hundred triangulated corners, metres
-    /// apart on a plain floor, placed to a centimetre or two. A plane needs 40 of them, within
-    /// 2 cm (+0.5 % of the squared distance) of it, linked by steps under 40 cm.
-    public static let sparse: PlaneDetectionOptions = {
-        var options = PlaneDetectionOptions()
-        options.tolerance = DistanceTolerance(base: 0.01, perSquareMetre: 0.0025)
-        options.minimumPoints = 60
-        options.minimumShare = 0.05
-        options.neighbourDistance = 0.4
-        options.maximumPlanes = 8
-        return options
-    }()
-}
-
 extension Session {
     /// A world tracked from images alone finds its surfaces among the map's points (the
     /// newest keyframe's and its neighbours'), seen from the frame's pose, once the world is

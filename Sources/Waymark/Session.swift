@@ -76,7 +76,8 @@ public final class Session {
     /// Whether the camera is tracked (the input has depth, recorded poses or intrinsics).
     public var isTracking: Bool { tracker != nil }
 
-    /// Whether the camera is tracked from its images alone: the world's scale is unknown.
+    /// Whether the camera is tracked from its images alone: the world's scale is unknown until a
+    /// reference image of known width fixes it (`scale_fixed`).
     public var isMonocular: Bool { tracker is MonocularTracker }
 
     /// Keyframes in the world map so far.

@@ -53,3 +53,19 @@ public struct PlaneDetectionOptions: Sendable, Equatable {
         return self
     }
 }
+
+extension PlaneDetectionOptions {
+    /// Surfaces among a monocular map's points: a few hundred triangulated corners, far apart
+    /// on a plain floor, each placed to a centimetre or two. A plane needs 60 of them (and 5 %
+    /// of the points), within 1 cm + 0.25 % of the squared distance of it, linked by steps under
+    /// 40 cm.
+    public static let sparse: PlaneDetectionOptions = {
+        var options = PlaneDetectionOptions()
+        options.tolerance = DistanceTolerance(base: 0.01, perSquareMetre: 0.0025)
+        options.minimumPoints = 60
+        options.minimumShare = 0.05
+        options.neighbourDistance = 0.4
+        options.maximumPlanes = 8
+        return options
+    }()
+}
