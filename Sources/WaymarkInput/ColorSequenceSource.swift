@@ -53,8 +53,8 @@ public final class ColorSequenceSource: FileFrameSource {
         frames = files
         decodesColor = options.decodesColor
         limits = options.limits
-        descriptionFiles = (["rgb.txt", "groundtruth.txt", "intrinsics.txt"].map { folder + "/" + $0 }
-            + [options.posesFile].compactMap { $0 }).filter { FileManager.default.fileExists(atPath: $0) }
+        descriptionFiles = RecordingLists.descriptionFiles(["rgb.txt", "groundtruth.txt", "intrinsics.txt"], in: folder,
+                                                           posesFile: options.posesFile)
     }
 
     /// Reads the frame's image; one that is missing, unreadable or of another size comes back

@@ -128,8 +128,8 @@ public final class RGBDRecordingSource: FileFrameSource {
         frames = files
         decodesColor = options.decodesColor
         limits = options.limits
-        descriptionFiles = (["depth.txt", "rgb.txt", "groundtruth.txt", "intrinsics.txt"].map { folder + "/" + $0 }
-            + [options.posesFile].compactMap { $0 }).filter { manager.fileExists(atPath: $0) }
+        descriptionFiles = RecordingLists.descriptionFiles(["depth.txt", "rgb.txt", "groundtruth.txt", "intrinsics.txt"],
+                                                           in: folder, posesFile: options.posesFile)
     }
 
     /// Reads the frame's depth and colour; a frame whose files are missing, unreadable or of

@@ -59,6 +59,12 @@ enum RecordingLists {
     }
 
     /// From the median frame interval (gaps aside); 30 for a single frame.
+    /// The recording's description files that exist: `names` in `folder` and the poses file
+    /// given, which outputs must not overwrite.
+    static func descriptionFiles(_ names: [String], in folder: String, posesFile: String?) -> [String] {
+        (names.map { folder + "/" + $0 } + [posesFile].compactMap { $0 }).filter { FileManager.default.fileExists(atPath: $0) }
+    }
+
     static func framesPerSecond(_ timestamps: [Double]) -> Double {
         let steps = zip(timestamps, timestamps.dropFirst()).map { $1 - $0 }.filter { $0 > 0 }.sorted()
         return steps.isEmpty ? 30 : 1 / steps[steps.count / 2]

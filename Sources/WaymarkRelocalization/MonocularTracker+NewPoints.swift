@@ -47,7 +47,8 @@ extension MonocularTracker {
         let neighbours = shared.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key > $1.key) }
             .lazy.map(\.key).filter { self.farEnough(self.map.keyframes[$0], from: centre) }.prefix(settings.neighbours)
         let keypoints = features.keypoints
-        var extensions: [Int: [(feature: Int, point: SIMD3<Double>)]] = [:]
+        // By neighbour: its image's features that hold a point (`heldFeatures`), and the new points it takes.
+        var extensions: [Int: (held: [Int: Int], added: [(feature: Int, point: SIMD3<Double>)])] = [:]
         for n in neighbours {
             let neighbour = map.keyframes[n]
             guard let image = imageFeatures[neighbour.id] else { continue }
@@ -69,14 +70,14 @@ extension MonocularTracker {
             }
             for (g, p) in placed.sorted(by: { $0.key < $1.key }) {
                 pointOf[p.feature] = p.point
-                extensions[n, default: []].append((g, p.point))
+                extensions[n, default: (held, [])].added.append((g, p.point))
             }
         }
         let kept = pointOf.indices.filter { pointOf[$0] != nil }
         guard kept.count >= settings.minimumPoints else { return nil }
         map.add(Keyframe(id: id, timestamp: timestamp, cameraToWorld: cameraToWorld, intrinsics: intrinsics, width: width,
                          height: height, features: features.subset(kept), points: kept.map { pointOf[$0]! }))
-        for (n, added) in extensions { extend(n, with: added) }
+        for (n, e) in extensions { extend(n, held: e.held, with: e.added) }
         return map.keyframes.count - 1
     }
 
@@ -128,11 +129,11 @@ extension MonocularTracker {
         return (point, error)
     }
 
-    /// Keyframe `index` also holding `added` points at features of its image.
-    private func extend(_ index: Int, with added: [(feature: Int, point: SIMD3<Double>)]) {
+    /// Keyframe `index` (whose image's features `held` points) also holding `added` points at
+    /// features of its image.
+    private func extend(_ index: Int, held: [Int: Int], with added: [(feature: Int, point: SIMD3<Double>)]) {
         let keyframe = map.keyframes[index]
         guard let image = imageFeatures[keyframe.id] else { return }
-        let held = heldFeatures(of: keyframe, in: image.keypoints)
         var pointOf: [Int: SIMD3<Double>] = [:]
         for (g, i) in held { pointOf[g] = keyframe.points[i] }
         for a in added where pointOf[a.feature] == nil { pointOf[a.feature] = a.point }

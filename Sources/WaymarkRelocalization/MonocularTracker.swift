@@ -72,9 +72,9 @@ public final class MonocularTracker {
     private var state: State = .initializing(first: nil)
     /// Whether the map's unit is the metre (`fixScale`); else it is the initialization's.
     public private(set) var isMetric = false
-    /// The last frame's features, the map points it tracked and its pose: what a scale is
-    /// measured on.
-    private var lastFrame: (features: FeatureSet, tracked: [(feature: Int, point: SIMD3<Double>)], cameraToWorld: RigidTransform)?
+    /// The last tracked frame's features and the map points it tracked (its pose is the
+    /// tracking state's): what a scale is measured on.
+    private var lastFrame: (features: FeatureSet, tracked: [(feature: Int, point: SIMD3<Double>)])?
     /// The last refusal of the two views tried: what the coaching tells the person.
     public private(set) var initializationRefusal: TwoViewInitialization.Refusal?
     private var lastTimestamp: Double?
@@ -270,7 +270,7 @@ public final class MonocularTracker {
             pose = keyframePose
         }
         state = .tracking(lastPose: pose, velocity: source == .relocalization ? nil : last.inverse * pose, failures: 0)
-        lastFrame = (features, tracked, pose)
+        lastFrame = (features, tracked)
         let mapping: MappingStatus =
             quality != .normal ? .limited : lastKeyframeTime.map { frame.timestamp - $0 < 1 } ?? false ? .extending : .mapped
         return update(quality, mapping, pose: pose, source: source, tracked: tracked.count, events: events,
@@ -370,11 +370,11 @@ public final class MonocularTracker {
     public func metresPerUnit(planeNormal normal: SIMD3<Double>, planeOffset offset: Double,
                               lieOnPlane: (Point2) -> Bool, minimumKeyframes: Int = 4, minimumPoints: Int = 12) -> Double?
     {
-        guard let lastFrame, case .tracking = state, map.keyframes.count >= minimumKeyframes else { return nil }
+        guard let lastFrame, case .tracking(let pose, _, _) = state, map.keyframes.count >= minimumKeyframes else { return nil }
         let keypoints = lastFrame.features.keypoints
         var ratios: [Double] = []
         for t in lastFrame.tracked where lieOnPlane(keypoints[t.feature].location) {
-            let inCamera = lastFrame.cameraToWorld.applyInverse(t.point)
+            let inCamera = pose.applyInverse(t.point)
             let along = (normal * inCamera).sum()
             guard inCamera.z > 0, along != 0 else { continue }
             let ratio = offset / along
@@ -403,7 +403,7 @@ public final class MonocularTracker {
         if case .tracking(let last, let velocity, let failures) = state {
             state = .tracking(lastPose: scaled(last), velocity: velocity.map(scaled), failures: failures)
         }
-        lastFrame = lastFrame.map { ($0.features, $0.tracked.map { ($0.feature, $0.point * factor) }, scaled($0.cameraToWorld)) }
+        lastFrame = lastFrame.map { ($0.features, $0.tracked.map { ($0.feature, $0.point * factor) }) }
         relocalizer = nil
         let kept = reference
         reference = nil
