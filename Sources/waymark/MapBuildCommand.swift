@@ -55,7 +55,11 @@ enum MapBuildCommand: Command {
         }
         var plan = OutputPlan(inputs: source.files)
         try plan.claim(output, for: "--output")
-        if !source.info.hasDepth, let intrinsics = source.info.intrinsics {
+        if !source.info.hasDepth {
+            guard let intrinsics = source.info.intrinsics else {
+                throw WaymarkError(.usage, "\(input) has no intrinsics.txt: a map from colour alone needs the camera's "
+                                   + "intrinsics (--intrinsics fx,fy,cx,cy)")
+            }
             return try buildFromColour(source, intrinsics: intrinsics, input: input, output: output)
         }
         let session = try SessionSetup.makeSession(arguments, source: source.info)

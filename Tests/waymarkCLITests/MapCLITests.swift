@@ -46,6 +46,8 @@ import WaymarkRecords
         let refused = try CLI.run(["map", "build", noPoses, "--intrinsics", "517.3,516.5,318.6,255.3", "--output",
                                    scratch.path("bare.waymap")])
         #expect(refused.status == 64 && refused.stderr.contains("needs the camera's poses"))
+        let noCamera = try CLI.run(["map", "build", folder, "--output", scratch.path("nocamera.waymap")])
+        #expect(noCamera.status == 64 && noCamera.stderr.contains("needs the camera's intrinsics"))
     }
 
     /// `map build` over 3 s of the walk-through, then `relocalize` a frame of it that is not a
