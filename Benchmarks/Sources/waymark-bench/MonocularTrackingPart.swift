@@ -4,9 +4,10 @@ import TestSupport
 import Waymark
 
 /// `waymark-bench tracking --part monocular`: the engine's tracking from colour frames alone
-/// (`MonocularTracker`) on the walk-through's scan and the TUM fr1/xyz excerpt, each read as a
-/// colour-only TUM folder (kind `tum_color`), next to OpenCV's essential matrices chained frame
-/// to frame (tracking_baseline.py's monocular mode).
+/// (`MonocularTracker`) on the walk-through's scan, the coaching walk-through (its scripted
+/// trouble and interruption included) and the TUM fr1/xyz excerpt, each read as a colour-only
+/// TUM folder (kind `tum_color`), next to OpenCV's essential matrices chained frame to frame
+/// (tracking_baseline.py's monocular mode).
 extension TrackingSuite {
     struct MonocularReply: Decodable {
         struct Track: Decodable {
@@ -36,10 +37,16 @@ extension TrackingSuite {
             let scan = walk.frames.prefix { $0.segment == .scan }.map(\.cameraToWorld)
             var written = try colorOnly(write(walk.along(scan), name: "monocular walk-through scan"))
             written.surfaces = walk.surfaces.map { ($0.name, $0.plane) }
+            written.normalFrames = scan.map { _ in true }
             written.posters = try walk.posters.map {
                 try ReferenceImage(entry: ReferenceEntry(name: $0.name, path: $0.imagePath, physicalWidth: $0.physicalWidth))
             }
             sequences.append(written)
+            let coaching = try Walkthrough(posterFolder: posters, width: 640, height: 480, framesPerSecond: 30, script: .coaching)
+            var troubled = try colorOnly(write(coaching, name: "monocular coaching walk-through"))
+            troubled.normalFrames = coaching.frames.map { [.scan, .returnView].contains($0.segment) }
+            (troubled.posters, troubled.surfaces) = (written.posters, written.surfaces)
+            sequences.append(troubled)
         }
         if let folder = SharedDatasets.path(BookCoverVideo.folder) {
             let k = Self.fr1
@@ -55,6 +62,7 @@ extension TrackingSuite {
         print("|---|---|---|---|---|---|---|---|---|---|---|")
         var metricLines: [String] = []
         var surfaceLines: [String] = []
+        var normalLines: [String] = []
         for (sequence, source) in zip(sequences, sources) {
             let truth = source.frames.map(\.cameraToWorld)
             let times = source.frames.map(\.timestamp)
@@ -81,6 +89,13 @@ extension TrackingSuite {
                 figures.record("\(name).ate_percent_of_path", 100 * ate / length)
                 figures.record("\(name).posed_share", Double(posed) / Double(truth.count))
                 figures.record("\(name).frames_per_second", 1000 * Double(run.ms.count) / run.ms.reduce(0, +))
+                if let normal = sequence.normalFrames {
+                    let inNormal = normal.indices.filter { normal[$0] }
+                    let posedThere = inNormal.filter { run.poses[$0] != nil }.count
+                    normalLines.append("| \(sequence.name) | \(tracker) | \(posedThere)/\(inNormal.count) | "
+                                       + "\(format(100 * Double(posedThere) / Double(inNormal.count), 1)) |")
+                    figures.record("\(name).posed_share_in_normal_segments", Double(posedThere) / Double(inNormal.count))
+                }
             }
             if let metric {
                 let after = metric.run.poses.indices.map { $0 >= metric.fixedAt ? metric.run.poses[$0] : nil }
@@ -93,6 +108,14 @@ extension TrackingSuite {
             }
         }
         print()
+        if !normalLines.isEmpty {
+            print("Frames with a pose in the stretches without scripted trouble (the scan and the return to the map; "
+                  + "not the darkness, the shaking, the plain wall or the views after the interruption):\n")
+            print("| sequence | tracker | frames with a pose | % |")
+            print("|---|---|---|---|")
+            normalLines.forEach { print($0) }
+            print()
+        }
         if !metricLines.isEmpty {
             print("The same frames through a `Session` with the walk-through's four posters as references (their physical "
                   + "widths known): the world becomes metric when five frames have measured a poster's plane against the "

@@ -28,6 +28,8 @@ struct TrackingSuite {
         /// and the surfaces it should find (name and plane, in the truth's world).
         var posters: [ReferenceImage]? = nil
         var surfaces: [(name: String, plane: Plane)] = []
+        /// Per frame, whether it is in a stretch without scripted trouble, where tracking is expected.
+        var normalFrames: [Bool]? = nil
     }
 
     /// One tracker's run over a sequence.
