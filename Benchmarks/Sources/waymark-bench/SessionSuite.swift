@@ -249,12 +249,12 @@ struct SessionSuite {
 
     /// Ten minutes of stream: the walk-through looped at 10 fps (every third frame), time
     /// running on, each loop after a 2 s gap (an interruption and a relocalization); with
-    /// recorded poses and with the engine's own tracking, whose map grows from what it sees.
+    /// recorded poses, with the engine's own RGB-D tracking, whose map grows from what it sees,
+    /// and with the colour frames alone as a plain video (monocular tracking).
     private func reportMemory(_ frames: [Rendered], _ walk: Walkthrough, _ references: [ReferenceImage]) throws {
         let loop = stride(from: 0, to: frames.count, by: 3).map { frames[$0] }
         let loopSeconds = frames.last!.frame.timestamp + 2
         print("### Memory over a 10-minute input\n")
-        // Recorded poses, the engine's own RGB-D tracking, and its monocular tracking of the colour frames alone.
         for (recorded, depth) in [(true, true), (false, true), (false, false)] {
             let session = try Session(configuration: configuration(references, depth: depth), input: SessionInput(
                 width: walk.width, height: walk.height, hasDepth: depth, hasRecordedPoses: recorded, intrinsics: walk.intrinsics))
