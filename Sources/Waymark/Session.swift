@@ -164,8 +164,7 @@ public final class Session {
         if let monocular = tracker as? MonocularTracker, update?.state == .normal,
             let fixed = fixScale(monocular, on: detections), let pose = update?.cameraToWorld
         {
-            update?.cameraToWorld = RigidTransform(rotation: pose.rotation,
-                                                   translation: pose.translation.map { $0 * fixed.metresPerUnit })
+            update?.cameraToWorld = pose.scalingTranslation(by: fixed.metresPerUnit)
             update?.events.append(.scaleFixed(metresPerUnit: fixed.metresPerUnit, reference: fixed.reference))
         }
         var anchoredSurfaces = tracked.surfaces

@@ -96,6 +96,12 @@ extension RigidTransform {
 }
 
 extension RigidTransform {
+    /// The same rotation with the translation times `factor`: the pose in a world whose unit
+    /// is `factor` times smaller (a monocular map made metric).
+    public func scalingTranslation(by factor: Double) -> RigidTransform {
+        RigidTransform(rotation: rotation, translation: translation.map { $0 * factor })
+    }
+
     /// The share `s` of this transform: its rotation by `s` of the angle about the same axis,
     /// and `s` of its translation. For spreading a correction along a path (0 the identity, 1
     /// the whole); for the small corrections it serves, near the screw motion's share.

@@ -389,9 +389,7 @@ public final class MonocularTracker {
     /// model) multiplied by `metresPerUnit`.
     public func fixScale(metresPerUnit factor: Double) {
         precondition(factor > 0 && factor.isFinite, "a scale is a positive number")
-        let scaled = { (pose: RigidTransform) in
-            RigidTransform(rotation: pose.rotation, translation: pose.translation.map { $0 * factor })
-        }
+        let scaled = { (pose: RigidTransform) in pose.scalingTranslation(by: factor) }
         let keyframes = map.keyframes.map { k in
             Keyframe(id: k.id, timestamp: k.timestamp, cameraToWorld: scaled(k.cameraToWorld), intrinsics: k.intrinsics,
                      width: k.width, height: k.height, features: k.features, points: k.points.map { $0 * factor },

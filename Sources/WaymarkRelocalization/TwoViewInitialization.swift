@@ -139,7 +139,7 @@ extension PixelPair {
         let scale = 1 / depths[depths.count / 2]
         return .success(TwoViewInitialization(
             model: model,
-            secondFromFirst: RigidTransform(rotation: pose.rotation, translation: pose.translation.map { $0 * scale }),
+            secondFromFirst: pose.scalingTranslation(by: scale),
             points: kept.map { TwoViewPoint(match: $0.match, position: $0.position * scale) },
             medianParallaxDegrees: medianParallax, homographyShare: share))
     }

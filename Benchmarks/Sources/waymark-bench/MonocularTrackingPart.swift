@@ -108,32 +108,29 @@ extension TrackingSuite {
             }
         }
         print()
-        if !normalLines.isEmpty {
-            print("Frames with a pose in the stretches without scripted trouble (the scan and the return to the map; "
-                  + "not the darkness, the shaking, the plain wall or the views after the interruption):\n")
-            print("| sequence | tracker | frames with a pose | % |")
-            print("|---|---|---|---|")
-            normalLines.forEach { print($0) }
-            print()
-        }
-        if !metricLines.isEmpty {
-            print("The same frames through a `Session` with the walk-through's four posters as references (their physical "
-                  + "widths known): the world becomes metric when five frames have measured a poster's plane against the "
-                  + "map points on it (`scale_fixed`); the poses from that frame on, against the truth with a rigid "
-                  + "alignment only (evo_ape -a, no scale), and with a similarity alignment for comparison.\n")
-            print("| sequence | scale fixed at frame | metres per unit | poses after | metric ATE cm (rigid) | ATE cm (similarity) |")
-            print("|---|---|---|---|---|---|")
-            metricLines.forEach { print($0) }
-            print()
-        }
-        if !surfaceLines.isEmpty {
-            print("Its surfaces found among the map's points (plane anchors at the end, each against the true surface "
-                  + "nearest in direction), in the truth's world through the rigid alignment of the metric poses:\n")
-            print("| sequence | anchor | alignment | extent m | observations | nearest true surface | normal error ° | offset error cm |")
-            print("|---|---|---|---|---|---|---|---|")
-            surfaceLines.forEach { print($0) }
-            print()
-        }
+        printTable("Frames with a pose in the stretches without scripted trouble (the scan and the return to the map; "
+                   + "not the darkness, the shaking, the plain wall or the views after the interruption):",
+                   columns: ["sequence", "tracker", "frames with a pose", "%"], rows: normalLines)
+        printTable("The same frames through a `Session` with the walk-through's four posters as references (their physical "
+                   + "widths known): the world becomes metric when five frames have measured a poster's plane against the "
+                   + "map points on it (`scale_fixed`); the poses from that frame on, against the truth with a rigid "
+                   + "alignment only (evo_ape -a, no scale), and with a similarity alignment for comparison.",
+                   columns: ["sequence", "scale fixed at frame", "metres per unit", "poses after", "metric ATE cm (rigid)",
+                             "ATE cm (similarity)"], rows: metricLines)
+        printTable("Its surfaces found among the map's points (plane anchors at the end, each against the true surface "
+                   + "nearest in direction), in the truth's world through the rigid alignment of the metric poses:",
+                   columns: ["sequence", "anchor", "alignment", "extent m", "observations", "nearest true surface",
+                             "normal error °", "offset error cm"], rows: surfaceLines)
+    }
+
+    /// A Markdown table after its introduction, when it has rows.
+    private func printTable(_ introduction: String, columns: [String], rows: [String]) {
+        guard !rows.isEmpty else { return }
+        print(introduction + "\n")
+        print("| " + columns.joined(separator: " | ") + " |")
+        print("|" + String(repeating: "---|", count: columns.count))
+        rows.forEach { print($0) }
+        print()
     }
 
     /// Each plane anchor against the true surface nearest it in direction (then in offset), in
