@@ -33,6 +33,17 @@ struct AnchorRegistry {
         (loaded + images).first { $0.kind == .image && $0.name == name }
     }
 
+    /// Gravity for the world's surfaces from now on (`PlaneMapOptions.down`); refused (false)
+    /// once a surface has been seen or an object placed: what was judged by one gravity is not
+    /// judged again by another.
+    mutating func measuredDown(_ down: SIMD3<Double>) -> Bool {
+        guard planes.anchors.isEmpty, planes.candidates.isEmpty, planes.objects.isEmpty else { return false }
+        var options = planes.options
+        options.down = down
+        planes = PlaneMap(options: options)
+        return true
+    }
+
     /// Joins one frame's planes to the world's.
     mutating func integrate(_ detection: PlaneDetection, cameraToWorld: RigidTransform) -> PlaneMap.Update {
         planes.integrate(detection, cameraToWorld: cameraToWorld, identifiers: &identifiers)

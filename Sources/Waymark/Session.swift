@@ -30,6 +30,10 @@ public final class Session {
     /// world tracked from images alone waits for its scale (`fixScale`).
     var scaleMeasures: [Double] = []
     var lastTimestamp: Double?
+    /// The sum of the frames' gravity in the world (`measureGravity`).
+    private(set) var measuredGravity = SIMD3<Double>.zero
+    /// The world's gravity was found among the map's points (`GravitySource.estimated`).
+    private(set) var sceneGravityFound = false
     public private(set) var interruptions = 0
     public private(set) var relocalizations = 0
 
@@ -153,7 +157,9 @@ public final class Session {
                 let update = self.tracker?.track(trackingFrame, features: features.forTracking!, prealigned: beside.prealigned)
                 // Anchors are hidden, restored or removed as they were before this frame's surfaces join them.
                 let events = update.map { self.handle($0.events) } ?? []
-                return (update, events, self.anchorSurfaces(detected, frame: frame, cameraToWorld: update?.anchoringPose))
+                let downChanged = self.measureGravity(frame.gravity, cameraToWorld: update?.cameraToWorld)
+                return (update, events, self.anchorSurfaces(downChanged ? nil : detected, frame: frame,
+                                                            cameraToWorld: update?.anchoringPose))
             })
         var (update, anchorEvents) = (tracked.update, tracked.anchorEvents)
         if let tracker, let lost = update, lost.cameraToWorld == nil, tracker.isRelocalizing {
@@ -223,8 +229,9 @@ public final class Session {
     }
 
     /// Joins the surfaces to the world's at the frame's pose; detected first when they were not
-    /// yet, or again when gravity from that pose is not the one they were classified by (a
-    /// relocalization; the tracked pose differs from the expected one by far less).
+    /// yet (or the world's gravity changed since), or again when gravity from that pose is not
+    /// the one they were classified by (a relocalization; the tracked pose differs from the
+    /// expected one by far less).
     private func anchorSurfaces(_ detected: DetectedSurfaces?, frame: SessionFrame, cameraToWorld pose: RigidTransform?)
         -> Surfaces
     {
@@ -238,6 +245,21 @@ public final class Session {
         }
         let integrated = registry.integrate(detection, cameraToWorld: pose)
         return Surfaces(found: detection.planes, anchorIDs: integrated.anchorIDs, events: integrated.events)
+    }
+
+    /// The world's gravity from a frame that carries it (in camera coordinates) and has a pose:
+    /// the mean of such frames' gravity in the world becomes the surfaces' down until the first
+    /// surface is seen (`measuresGravity`). True when the down changed, so that surfaces this
+    /// frame classified by the one before are classified again.
+    private func measureGravity(_ gravity: SIMD3<Double>?, cameraToWorld pose: RigidTransform?) -> Bool {
+        guard configuration.measuresGravity, let gravity, let pose else { return false }
+        measuredGravity += pose.applyRotation(gravity)
+        return registry.measuredDown(measuredGravity)
+    }
+
+    /// Gravity found among the map's points, for a world nothing measures it in.
+    func adoptSceneGravity(_ down: SIMD3<Double>) {
+        sceneGravityFound = registry.measuredDown(down)
     }
 
     /// While relocalizing, a detected reference image whose world pose an anchor holds is
@@ -289,6 +311,8 @@ public final class Session {
                 registry.removeAll()
                 sharpestSeen = [:]
                 scaleMeasures = []
+                measuredGravity = .zero
+                sceneGravityFound = false
                 coach.reset()
             case .loopClosed(let loop):
                 out += registry.correct(loop).map { .moved($0) }

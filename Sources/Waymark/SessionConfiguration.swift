@@ -31,6 +31,11 @@ public struct SessionConfiguration {
     /// How frames without depth or recorded poses are tracked (when the intrinsics are known).
     public var monocularTracking = MonocularTrackingOptions()
     public var planeMap = PlaneMapOptions()
+    /// The world's gravity is measured from frames that carry it (`SessionFrame.gravity`, an
+    /// accelerometer's) and have a pose: their mean in the world, over the frames before the
+    /// first surface is seen, replaces `planeMap.down`. Off when the caller knows the world's
+    /// gravity (`planeMap.down` then stands).
+    public var measuresGravity = true
     /// A saved world to resume: the session starts by relocalizing into it.
     public var worldMap: WorldMap?
     /// The object a person is about to place: coaching asks them to tap a location for it once
@@ -61,13 +66,18 @@ public struct SessionInput: Sendable {
     public var hasRecordedPoses: Bool
     /// Needed to turn depth into points and to give reference images a pose.
     public var intrinsics: Intrinsics?
+    /// Frames carry gravity (`SessionFrame.gravity`).
+    public var hasGravity: Bool
 
-    public init(width: Int, height: Int, hasDepth: Bool, hasRecordedPoses: Bool = false, intrinsics: Intrinsics? = nil) {
+    public init(width: Int, height: Int, hasDepth: Bool, hasRecordedPoses: Bool = false, intrinsics: Intrinsics? = nil,
+                hasGravity: Bool = false)
+    {
         self.width = width
         self.height = height
         self.hasDepth = hasDepth
         self.hasRecordedPoses = hasRecordedPoses
         self.intrinsics = intrinsics
+        self.hasGravity = hasGravity
     }
 }
 

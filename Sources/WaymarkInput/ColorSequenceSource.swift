@@ -4,7 +4,8 @@ import WaymarkVision
 
 /// A TUM folder with colour and no depth (`rgb.txt`, as monocular users have the TUM
 /// sequences): a plain video whose frames carry their recorded times, so a gap in it is an
-/// interruption; poses from groundtruth.txt or `FrameSourceOptions.posesFile` where given.
+/// interruption; poses from groundtruth.txt or `FrameSourceOptions.posesFile` where given,
+/// gravity from accelerometer.txt (`AccelerometerLog`) where the folder has it.
 /// The camera is as for a video: intrinsics, a calibration or a field of view, else
 /// intrinsics.txt.
 public final class ColorSequenceSource: FileFrameSource {
@@ -12,6 +13,8 @@ public final class ColorSequenceSource: FileFrameSource {
         public var timestamp: Double
         public var colorPath: String
         public var cameraToWorld: RigidTransform?
+        /// From accelerometer.txt, in the camera's coordinates.
+        public var gravity: SIMD3<Double>?
     }
 
     public let info: FrameSourceInfo
@@ -41,6 +44,10 @@ public final class ColorSequenceSource: FileFrameSource {
         if let poses {
             for (k, pose) in poses.poses.enumerated() { files[k].cameraToWorld = pose }
         }
+        let gravity = try RecordingLists.gravity(folder: folder, timestamps: files.map(\.timestamp))
+        if let gravity {
+            for (k, down) in gravity.enumerated() { files[k].gravity = down }
+        }
         var cameraOptions = options
         if options.intrinsics == nil, options.calibration == nil, options.fieldOfView == nil {
             cameraOptions.intrinsics = try RecordingLists.readIntrinsics(folder + "/intrinsics.txt")
@@ -49,11 +56,11 @@ public final class ColorSequenceSource: FileFrameSource {
         info = FrameSourceInfo(
             kind: "tum_color", path: folder, width: image.width, height: image.height,
             framesPerSecond: RecordingLists.framesPerSecond(files.map(\.timestamp)), frameCount: files.count, hasColor: true,
-            hasDepth: false, recordedPoses: poses?.origin, intrinsics: camera.intrinsics, notes: notes + camera.notes)
+            hasDepth: false, recordedPoses: poses?.origin, hasGravity: gravity != nil, intrinsics: camera.intrinsics, notes: notes + camera.notes)
         frames = files
         decodesColor = options.decodesColor
         limits = options.limits
-        descriptionFiles = RecordingLists.descriptionFiles(["rgb.txt", "groundtruth.txt", "intrinsics.txt"], in: folder,
+        descriptionFiles = RecordingLists.descriptionFiles(["rgb.txt", "groundtruth.txt", "intrinsics.txt", "accelerometer.txt"], in: folder,
                                                            posesFile: options.posesFile)
     }
 
@@ -64,7 +71,7 @@ public final class ColorSequenceSource: FileFrameSource {
         defer { index += 1 }
         let files = frames[index]
         var frame = InputFrame(index: index, timestamp: files.timestamp, recordedPose: files.cameraToWorld,
-                               intrinsics: info.intrinsics)
+                               gravity: files.gravity, intrinsics: info.intrinsics)
         do throws(WaymarkError) {
             let decoded = try Image(contentsOf: files.colorPath, gray: !decodesColor, limits: limits)
             guard decoded.width == info.width, decoded.height == info.height else {

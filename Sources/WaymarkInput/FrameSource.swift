@@ -42,6 +42,8 @@ public struct FrameSourceInfo: Sendable {
     public var depthScale: Double?
     /// Where recorded poses come from, when frames have them.
     public var recordedPoses: RecordedPoseOrigin?
+    /// Frames carry gravity in the camera's coordinates (an accelerometer's).
+    public var hasGravity: Bool
     public var intrinsics: Intrinsics?
     /// Things a person should know about the input (frames left out, and why).
     public var notes: [String]
@@ -51,7 +53,7 @@ public struct FrameSourceInfo: Sendable {
 
     public init(kind: String, path: String, width: Int, height: Int, framesPerSecond: Double, frameCount: Int?,
                 hasColor: Bool, hasDepth: Bool, depthScale: Double? = nil, recordedPoses: RecordedPoseOrigin? = nil,
-                intrinsics: Intrinsics? = nil, notes: [String] = [], imagesLeftOut: Int = 0)
+                hasGravity: Bool = false, intrinsics: Intrinsics? = nil, notes: [String] = [], imagesLeftOut: Int = 0)
     {
         self.kind = kind
         self.path = path
@@ -63,6 +65,7 @@ public struct FrameSourceInfo: Sendable {
         self.hasDepth = hasDepth
         self.depthScale = depthScale
         self.recordedPoses = recordedPoses
+        self.hasGravity = hasGravity
         self.intrinsics = intrinsics
         self.notes = notes
         self.imagesLeftOut = imagesLeftOut

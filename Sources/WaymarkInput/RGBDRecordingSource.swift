@@ -14,7 +14,8 @@ import WaymarkVision
 ///
 /// Either may hold `intrinsics.txt` ("fx fy cx cy" in pixels, pixel centres at +0.5). Recorded
 /// poses (groundtruth.txt, or `FrameSourceOptions.posesFile`) are paired with frames by
-/// `TimestampAssociation` too; a frame without a pose within the tolerance has none.
+/// `TimestampAssociation` too; a frame without a pose within the tolerance has none. A TUM
+/// folder's accelerometer.txt gives each frame gravity (`AccelerometerLog`).
 public final class RGBDRecordingSource: FileFrameSource {
     public enum Layout: String, Sendable { case tum, folder }
 
@@ -28,6 +29,8 @@ public final class RGBDRecordingSource: FileFrameSource {
         public var colorTimestamp: Double?
         public var depthPath: String
         public var cameraToWorld: RigidTransform?
+        /// From accelerometer.txt (TUM layout), in the camera's coordinates.
+        public var gravity: SIMD3<Double>?
     }
 
     public let info: FrameSourceInfo
@@ -116,6 +119,10 @@ public final class RGBDRecordingSource: FileFrameSource {
         if let poses {
             for (k, pose) in poses.poses.enumerated() { files[k].cameraToWorld = pose }
         }
+        let gravity = layout == .tum ? try RecordingLists.gravity(folder: folder, timestamps: files.map(\.timestamp)) : nil
+        if let gravity {
+            for (k, down) in gravity.enumerated() { files[k].gravity = down }
+        }
         let size = try DepthImage(contentsOf: first.depthPath, scale: nil, limits: options.limits)
         let depthScale = options.depthScale ?? (layout == .tum ? 1 / 5000 : nil)
         var intrinsics = options.intrinsics
@@ -123,12 +130,12 @@ public final class RGBDRecordingSource: FileFrameSource {
         info = FrameSourceInfo(
             kind: layout == .tum ? "tum_rgbd" : "rgbd_folder", path: folder, width: size.width, height: size.height,
             framesPerSecond: RecordingLists.framesPerSecond(files.map(\.timestamp)), frameCount: files.count, hasColor: hasColor,
-            hasDepth: true, depthScale: depthScale, recordedPoses: poses?.origin,
+            hasDepth: true, depthScale: depthScale, recordedPoses: poses?.origin, hasGravity: gravity != nil,
             intrinsics: intrinsics, notes: notes, imagesLeftOut: leftOut)
         frames = files
         decodesColor = options.decodesColor
         limits = options.limits
-        descriptionFiles = RecordingLists.descriptionFiles(["depth.txt", "rgb.txt", "groundtruth.txt", "intrinsics.txt"],
+        descriptionFiles = RecordingLists.descriptionFiles(["depth.txt", "rgb.txt", "groundtruth.txt", "intrinsics.txt", "accelerometer.txt"],
                                                            in: folder, posesFile: options.posesFile)
     }
 
@@ -139,7 +146,7 @@ public final class RGBDRecordingSource: FileFrameSource {
         defer { index += 1 }
         let files = frames[index]
         var frame = InputFrame(index: index, timestamp: files.timestamp, recordedPose: files.cameraToWorld,
-                               intrinsics: info.intrinsics)
+                               gravity: files.gravity, intrinsics: info.intrinsics)
         do throws(WaymarkError) {
             let depth = try DepthImage(contentsOf: files.depthPath, scale: info.depthScale, limits: limits)
             guard depth.width == info.width, depth.height == info.height else {

@@ -51,6 +51,15 @@ enum RecordingLists {
         return entries
     }
 
+    /// Gravity per frame from the folder's accelerometer.txt (`AccelerometerLog`), nil where
+    /// no sample is near the frame's time; nil without the file.
+    static func gravity(folder: String, timestamps: [Double]) throws(WaymarkError) -> [SIMD3<Double>?]? {
+        let path = folder + "/accelerometer.txt"
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let log = try AccelerometerLog(contentsOf: path)
+        return timestamps.map(log.gravity(at:))
+    }
+
     static func readIntrinsics(_ path: String) throws(WaymarkError) -> Intrinsics? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let values = try TextRows.read(path).joined().compactMap { Double($0) }

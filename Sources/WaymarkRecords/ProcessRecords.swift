@@ -48,8 +48,15 @@ public struct SourceRecord: Codable, Sendable {
     /// "unknown" when the poses come from the images alone: the world's unit is the
     /// initialization's (the first points' median depth), not a metre. Absent otherwise.
     public var scale: String?
+    /// Where the world's gravity (what is horizontal and vertical) comes from, for tracked
+    /// inputs (`GravitySource`): "accelerometer" (the frames carry it: TUM's accelerometer.txt),
+    /// "given" (`--gravity`), "estimated" (from the planes among a monocular map's points, with
+    /// surfaces on) or "assumed" (the poses' world's −y, or the first camera's +y).
+    public var gravity: String?
 
-    public init(_ info: FrameSourceInfo, intrinsics: Intrinsics?, tracked: Bool, monocular: Bool = false) {
+    public init(_ info: FrameSourceInfo, intrinsics: Intrinsics?, tracked: Bool, monocular: Bool = false,
+                gravity: GravitySource? = nil)
+    {
         kind = info.kind
         width = info.width
         height = info.height
@@ -61,6 +68,7 @@ public struct SourceRecord: Codable, Sendable {
         self.intrinsics = intrinsics.map { [$0.fx, $0.fy, $0.cx, $0.cy] }
         poses = tracked ? info.recordedPoses?.rawValue ?? (monocular ? "monocular" : "odometry") : nil
         scale = tracked && monocular ? "unknown" : nil
+        self.gravity = tracked ? gravity?.rawValue : nil
     }
 }
 

@@ -2,7 +2,7 @@ import Foundation
 import Waymark
 
 /// Writes a walk-through in the TUM RGB-D layout (rgb/, depth/, rgb.txt, depth.txt,
-/// groundtruth.txt) plus labels/ (16-bit per-pixel surface ids) and truth.json.
+/// groundtruth.txt, accelerometer.txt) plus labels/ (16-bit per-pixel surface ids) and truth.json.
 public enum WalkthroughWriter {
     /// TUM's depth unit: 1/5000 m.
     public static let depthScale = 0.0002
@@ -42,12 +42,14 @@ public enum WalkthroughWriter {
         try Data(rgb.utf8).write(to: folder.appendingPathComponent("rgb.txt"), options: .atomic)
         try Data(depth.utf8).write(to: folder.appendingPathComponent("depth.txt"), options: .atomic)
         try Data(poses.utf8).write(to: folder.appendingPathComponent("groundtruth.txt"), options: .atomic)
+        try Data(accelerometerLog(Array(walkthrough.frames.prefix(total))).utf8)
+            .write(to: folder.appendingPathComponent("accelerometer.txt"), options: .atomic)
         let k = walkthrough.intrinsics
         try Data("\(k.fx) \(k.fy) \(k.cx) \(k.cy)\n".utf8).write(to: folder.appendingPathComponent("intrinsics.txt"), options: .atomic)
         let truth: [String: Any] = [
             "schema": "waymark.walkthrough/1",
             "intrinsics": ["fx": k.fx, "fy": k.fy, "cx": k.cx, "cy": k.cy, "pixelCentres": 0.5],
-            "size": [walkthrough.width, walkthrough.height], "depthScale": depthScale, "gravity": [0, -1, 0],
+            "size": [walkthrough.width, walkthrough.height], "depthScale": depthScale, "gravity": [down.x, down.y, down.z],
             "surfaces": walkthrough.surfaces.map { s -> [String: Any] in
                 ["id": s.id, "name": s.name, "kind": s.kind, "normal": [s.normal.x, s.normal.y, s.normal.z],
                  "offset": s.plane.offset, "corners": s.corners.map { [$0.x, $0.y, $0.z] }]
@@ -59,5 +61,30 @@ public enum WalkthroughWriter {
         ]
         let data = try JSONSerialization.data(withJSONObject: truth, options: [.sortedKeys])
         try data.write(to: folder.appendingPathComponent("truth.json"), options: .atomic)
+    }
+
+    /// The walk-through's gravity.
+    static let down = SIMD3<Double>(0, -1, 0)
+
+    /// What a Kinect's accelerometer would read at each frame, in TUM's accelerometer.txt
+    /// (`AccelerometerLog`: x left, y up, z forward; the specific force, m/s²): gravity plus the
+    /// camera's own acceleration, from the path's second differences where the frames on
+    /// either side are one frame interval away (none across a gap), so shaking is in it.
+    static func accelerometerLog(_ frames: [Walkthrough.Frame]) -> String {
+        var log = "# accelerometer data\n# timestamp ax ay az\n"
+        for k in frames.indices {
+            var acceleration = SIMD3<Double>.zero
+            if k > 0, k + 1 < frames.count {
+                let (before, after) = (frames[k].timestamp - frames[k - 1].timestamp, frames[k + 1].timestamp - frames[k].timestamp)
+                if abs(before - after) < 1e-6 * after {
+                    let (a, b, c) = (frames[k - 1].cameraToWorld.translationVector, frames[k].cameraToWorld.translationVector,
+                                     frames[k + 1].cameraToWorld.translationVector)
+                    acceleration = (a - 2 * b + c) / (after * after)
+                }
+            }
+            let force = frames[k].cameraToWorld.applyInverseRotation(acceleration - 9.81 * down)
+            log += String(format: "%.6f %.6f %.6f %.6f\n", frames[k].timestamp + 1, -force.x, -force.y, force.z)
+        }
+        return log
     }
 }

@@ -9,7 +9,7 @@ enum ProcessCommand: Command {
                                [--output FILE] [--annotate VIDEO] [--report FILE]
                                [--intrinsics fx,fy,cx,cy | --calibration FILE | --fov DEGREES]
                                [--trajectory FILE] [--interrupt START:COUNT]... [--save-map FILE]
-                               [--load-map FILE] [--quiet]
+                               [--load-map FILE] [--surfaces] [--quiet]
                waymark process SEQUENCE [--references MANIFEST|FOLDER] [--intrinsics fx,fy,cx,cy] [--annotate VIDEO]
                                [--report FILE]
                                [--depth-scale S] [--gravity x,y,z] [--fps N] [--trajectory FILE]
@@ -64,7 +64,9 @@ enum ProcessCommand: Command {
                               uncalibrated camera (a warning says poses are approximate)
           --depth-scale S     SEQUENCE: metres per depth unit (default 0.0002 for TUM; else 0.001
                               for 16-bit and 1 for float depth images)
-          --gravity x,y,z     SEQUENCE: the direction of gravity in the poses' world (default 0,-1,0)
+          --gravity x,y,z     SEQUENCE: the direction of gravity in the poses' world (default:
+                              measured from the folder's accelerometer.txt where it has one, else
+                              0,-1,0 with recorded poses and the first camera's +y without)
           --fps N             image FOLDER or plain-folder SEQUENCE: frames per second (default 30)
           --trajectory FILE   SEQUENCE, tracked VIDEO: write the camera poses used, TUM format
                               (camera-to-world)
@@ -80,6 +82,11 @@ enum ProcessCommand: Command {
           --relocalization-timeout SECONDS
                               SEQUENCE: give relocalization up after this long (stream time) and
                               start a new world (default: keep trying)
+          --surfaces          tracked VIDEO: find surfaces among the map's points once a reference
+                              image of known width has made the world metric, with gravity from
+                              the frames (a TUM folder's accelerometer.txt) or else estimated from
+                              the map's planes (off by default: on our walk-through one in ten
+                              was within 3° and 3 cm of a true surface; Benchmarks/RESULTS.md)
           --loop-closure      SEQUENCE without recorded poses: when the camera comes back to a
                               place mapped long before, correct the path since and the anchors
                               ("loop_closed" and "moved" in the records). Off by default: our
@@ -99,14 +106,14 @@ enum ProcessCommand: Command {
         "--trajectory", "--interrupt", "--relocalization-timeout", "--save-map", "--load-map", "--place", "--language",
         "--goal", "--report",
     ]
-    static let flagOptions: Set<String> = ["--auto-select", "--quiet", "--help", "--loop-closure"]
+    static let flagOptions: Set<String> = ["--auto-select", "--quiet", "--help", "--loop-closure", "--surfaces"]
     /// Options that only an input with depth can use.
     static let depthOptions = [
         "--depth-scale", "--gravity", "--trajectory", "--interrupt", "--save-map", "--load-map", "--place",
-        "--relocalization-timeout", "--loop-closure",
+        "--relocalization-timeout", "--loop-closure", "--surfaces",
     ]
     /// Of those, the ones a VIDEO tracked from its images alone (its camera known) can use too.
-    static let monocularOptions: Set<String> = ["--trajectory", "--interrupt", "--save-map", "--load-map"]
+    static let monocularOptions: Set<String> = ["--trajectory", "--interrupt", "--save-map", "--load-map", "--surfaces"]
 
     static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode {
         guard arguments.positionals.count == 1 else {
@@ -161,7 +168,8 @@ enum ProcessCommand: Command {
         }
         try outputs.records?.write(ProcessHeader(
             waymark: waymarkVersion, input: input,
-            source: SourceRecord(info, intrinsics: info.intrinsics, tracked: session.isTracking, monocular: session.isMonocular),
+            source: SourceRecord(info, intrinsics: info.intrinsics, tracked: session.isTracking, monocular: session.isMonocular,
+                                 gravity: session.gravitySource),
             references: (loaded?.references ?? []).map(ReferenceRecord.init), groups: arguments.values("--group"),
             autoSelect: arguments.flag("--auto-select"), coaching: coaching))
 
@@ -179,7 +187,8 @@ enum ProcessCommand: Command {
         } else if let first = outcome.firstFrameError {
             Console.error("\(input): \(outcome.framesWithErrors) of \(outcome.frames) frames could not be used; the first: \(first.message)")
         } else if !quiet, let output {
-            let found = info.hasDepth ? "\(session.planes.anchors.count) surfaces" : "references seen in \(outcome.framesWithDetections)"
+            let found = !session.configuration.surfaces.isEmpty ? "\(session.planes.anchors.count) surfaces"
+                : "references seen in \(outcome.framesWithDetections)"
             Console.write("waymark: \(outcome.frames) frames, \(found); results in \(output)\n")
         }
         return outcome.exitCode

@@ -38,7 +38,11 @@ enum SessionSetup {
             configuration.tracking.relocalizationTimeout = seconds
         }
         if arguments.flag("--loop-closure") { configuration.tracking.loopClosure = LoopClosureOptions() }
-        if let gravity = try arguments.value("--gravity") { configuration.planeMap.down = try PlanesCommand.parseGravity(gravity) }
+        if arguments.flag("--surfaces") { configuration.surfaces = .all }
+        if let gravity = try arguments.value("--gravity") {
+            configuration.planeMap.down = try PlanesCommand.parseGravity(gravity)
+            configuration.measuresGravity = false
+        }
         configuration.worldMap = try arguments.value("--load-map").map { (path: String) throws(WaymarkError) in
             try WorldMap(contentsOf: path)
         }

@@ -19,7 +19,10 @@ import Waymark
     /// 1 % of 1 (0.992 when written) and leaves every pose within 2 cm (1.3). Image anchors
     /// wait for the metric world. With surfaces asked for, the wall behind the poster is found
     /// among the map's points once the world is metric: every sighting within 2° and 3 cm of
-    /// the rendered wall as the camera sees it (worst 1.3° and 2.8 cm of 5 when written).
+    /// the rendered wall as the camera sees it (worst 1.3° and 2.8 cm of 5 when written), and
+    /// vertical by the gravity the frames carry (as an accelerometer gives it), which the
+    /// session measures in its world: seen from every metric pose, within 1° of the camera's
+    /// true down.
     @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func aPosterOfKnownWidthFixesTheScale() throws {
         let walk = try Self.walk(try #require(Walkthrough.debianPosterFolder))
         var configuration = SessionConfiguration()
@@ -30,23 +33,28 @@ import Waymark
                 name: poster.name, path: poster.imagePath, physicalWidth: poster.physicalWidth)))
         }
         let session = try Session(configuration: configuration, input: SessionInput(
-            width: walk.width, height: walk.height, hasDepth: false, intrinsics: walk.intrinsics))
-        #expect(session.isMonocular)
+            width: walk.width, height: walk.height, hasDepth: false, intrinsics: walk.intrinsics, hasGravity: true))
+        #expect(session.isMonocular && session.gravitySource == .accelerometer)
         var fixedAt: Int?
         var wallErrors: [(degrees: Double, metres: Double)] = []
+        var downErrors: [Double] = []
         let poster = try #require(walk.posters.first { $0.name == "graf1" })
         let wall = try #require(walk.surfaces.first { $0.id == poster.surfaceID }).plane
         var estimate: [SIMD3<Double>] = []
         var truth: [SIMD3<Double>] = []
         for frame in walk.frames {
             let rendering = walk.render(frame)
+            let trueDown = frame.cameraToWorld.applyInverseRotation(SIMD3(0, -1, 0))
             let result = session.process(SessionFrame(
-                timestamp: frame.timestamp, image: Image(width: walk.width, height: walk.height, channels: 3, pixels: rendering.color!)))
+                timestamp: frame.timestamp, image: Image(width: walk.width, height: walk.height, channels: 3, pixels: rendering.color!),
+                gravity: trueDown))
             let events = result.tracking?.events ?? []
             if events.contains(where: { if case .scaleFixed(_, "graf1") = $0 { true } else { false } }) { fixedAt = frame.index }
             let imageAnchors = result.anchorEvents.filter { if case .added(let anchor) = $0 { anchor.kind == .image } else { false } }
             if fixedAt == nil { #expect(imageAnchors.isEmpty, "frame \(frame.index): an image anchor before the scale") }
             guard fixedAt != nil, let pose = result.cameraToWorld else { continue }
+            let down = pose.applyInverseRotation(session.planes.options.down)
+            downErrors.append(acos(min(1, (down * trueDown).sum())) * 180 / .pi)
             // The wall as this camera sees it, against each surface found among the map's points.
             let r = frame.cameraToWorld.rotation
             let n = wall.normal
@@ -54,6 +62,7 @@ import Waymark
                                r[2] * n.x + r[5] * n.y + r[8] * n.z)
             let offset = wall.offset + (n * frame.cameraToWorld.translationVector).sum()
             for (plane, anchor) in zip(result.planes, result.planeAnchorIDs) where anchor != nil {
+                #expect(plane.alignment == .vertical, "frame \(frame.index): the wall found \(plane.alignment)")
                 let cosine = (plane.plane.normal * normal).sum()
                 let sign = cosine < 0 ? -1.0 : 1.0
                 wallErrors.append((acos(min(1, abs(cosine))) * 180 / .pi, abs(sign * plane.plane.offset - offset)))
@@ -75,5 +84,7 @@ import Waymark
         let worst = (wallErrors.map(\.degrees).max() ?? .infinity, wallErrors.map(\.metres).max() ?? .infinity)
         print("poster wall from the map's points: \(wallErrors.count) sightings, worst \(worst.0)° and \(worst.1) m")
         #expect(worst.0 < 2 && worst.1 < 0.03)
+        print("gravity measured in the world, seen from the metric poses: worst \(downErrors.max() ?? .infinity)°")
+        #expect((downErrors.max() ?? .infinity) < 1)
     }
 }

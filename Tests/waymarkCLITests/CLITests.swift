@@ -252,19 +252,22 @@ struct CLI {
     }
 
     /// TUM fr1/xyz's colour images alone (rgb.txt, no depth, no truth) with the camera's
-    /// intrinsics: tracked from the images, the scale said to be unknown, a pose on the frames
+    /// intrinsics: tracked from the images, the scale said to be unknown (gravity from its
+    /// accelerometer.txt where the folder has it, else, with surfaces asked for, to be
+    /// estimated from the scene), a pose on the frames
     /// after the map starts and in the trajectory and map files; without the camera the same
     /// folder is refused tracking options.
     @Test(.enabled(if: SharedDatasets.has("tum_fr1_xyz_excerpt")))
     func aColourSequenceWithItsCameraIsTrackedFromItsImages() throws {
         let scratch = try Scratch()
         let excerpt = try #require(SharedDatasets.path("tum_fr1_xyz_excerpt"))
-        let folder = try scratch.folder("colour", linking: ["rgb.txt", "rgb"], in: excerpt)
+        let folder = try scratch.folder("colour", linking: ["rgb.txt", "rgb", "accelerometer.txt"], in: excerpt)
         let result = try CLI.run(["process", folder, "--intrinsics", "517.3,516.5,318.6,255.3", "--output", scratch.path("out.jsonl"),
                                   "--trajectory", scratch.path("trajectory.txt"), "--save-map", scratch.path("map.waymap"), "--quiet"])
         #expect(result.status == 0, "\(result.stderr)")
         let output = try CLI.processOutput(scratch.path("out.jsonl"))
         #expect(output.header.source.poses == "monocular" && output.header.source.scale == "unknown")
+        #expect(output.header.source.gravity == "accelerometer")
         #expect(output.header.coaching.goal == "tracking")
         let posed = output.frames.filter { $0.pose != nil }
         // The map starts at frame 17 of 37 (the excerpt begins with little sideways motion).
@@ -277,6 +280,14 @@ struct CLI {
         #expect(FileManager.default.fileExists(atPath: scratch.path("map.waymap")))
         let unknownCamera = try CLI.run(["process", folder, "--trajectory", scratch.path("t2.txt"), "--output", scratch.path("o2.jsonl")])
         #expect(unknownCamera.status == 64 && unknownCamera.stderr.contains("--trajectory needs an RGB-D SEQUENCE, or a VIDEO whose camera is known"))
+        // Surfaces asked for where nothing measures gravity: it is to be estimated from the map's planes.
+        let plain = try scratch.folder("plain", linking: ["rgb.txt", "rgb"], in: excerpt)
+        let surfaces = try CLI.run(["process", plain, "--intrinsics", "517.3,516.5,318.6,255.3", "--surfaces",
+                                    "--output", scratch.path("o3.jsonl"), "--quiet"])
+        #expect(surfaces.status == 0, "\(surfaces.stderr)")
+        #expect(try CLI.processOutput(scratch.path("o3.jsonl")).header.source.gravity == "estimated")
+        let untracked = try CLI.run(["process", plain, "--surfaces", "--output", scratch.path("o4.jsonl")])
+        #expect(untracked.status == 64 && untracked.stderr.contains("--surfaces needs an RGB-D SEQUENCE, or a VIDEO whose camera is known"))
     }
 
     @Test(.enabled(if: sampleDataPresent)) func processWritesHeaderFramesAndSummary() throws {
@@ -287,7 +298,7 @@ struct CLI {
         #expect(result.status == 0, "\(result.stderr)")
         let output = try CLI.processOutput(scratch.path("out.jsonl"))
         #expect(output.header.schema == "waymark.process/5")
-        #expect(output.header.source.kind == "video" && output.header.source.poses == nil)
+        #expect(output.header.source.kind == "video" && output.header.source.poses == nil && output.header.source.gravity == nil)
         #expect(output.summary?.complete == true)
         let frames = output.frames
         let timestamps = frames.map(\.timestamp)

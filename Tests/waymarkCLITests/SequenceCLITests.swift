@@ -17,6 +17,7 @@ import WaymarkRecords
         let records = try CLI.processOutput(output)
         let source = records.header.source
         #expect(source.kind == "tum_rgbd" && source.poses == "groundtruth" && source.hasColor && source.hasDepth)
+        #expect(source.gravity == "accelerometer")
         #expect(source.frameCount == walk.frames.count)
         let frames = records.frames
         #expect(frames.count == walk.frames.count)
@@ -57,7 +58,7 @@ import WaymarkRecords
                                   "--gravity", "\(down.x),\(down.y),\(down.z)"])
         #expect(result.status == 0, "\(result.stderr)")
         let records = try ProcessOutput(result.stdout)
-        #expect(records.header.source.poses == "odometry")
+        #expect(records.header.source.poses == "odometry" && records.header.source.gravity == "given")
         // The first frame is placed by odometry alone (no map yet); after it, this textured room
         // is tracked by its features against the map, on at least ORB-SLAM's 30 points.
         let frames = records.frames

@@ -62,14 +62,19 @@ extension TrackingSuite {
         print("|---|---|---|---|---|---|---|---|---|---|---|")
         var metricLines: [String] = []
         var surfaceLines: [String] = []
+        var firstHorizontalLines: [String] = []
         var normalLines: [String] = []
         for (sequence, source) in zip(sequences, sources) {
             let truth = source.frames.map(\.cameraToWorld)
             let times = source.frames.map(\.timestamp)
             var runs: [(String, Run)] = [("Waymark", try oursMonocular(try openColor(sequence), sequence))]
-            var metric: (run: Run, fixedAt: Int, factor: Double, anchors: [PlaneAnchor])?
+            var metric: PosterSession?
+            var sceneGravity: PosterSession?
             if let posters = sequence.posters {
-                metric = try sessionWithPosters(try openColor(sequence, decodesColor: true), sequence, posters: posters)
+                metric = try sessionWithPosters(try openColor(sequence, decodesColor: true), sequence, posters: posters,
+                                                framesCarryGravity: true)
+                sceneGravity = try sessionWithPosters(try openColor(sequence, decodesColor: true), sequence, posters: posters,
+                                                      framesCarryGravity: false)
             }
             if let track = reply?.sequences[sequence.name] {
                 runs.append(("OpenCV essential chained, first step's scale", Run(poses: poses(track.firstStep), ms: track.ms)))
@@ -104,7 +109,20 @@ extension TrackingSuite {
                 metricLines.append("| \(sequence.name) | \(metric.fixedAt) | \(format(metric.factor, 3)) | "
                                    + "\(after.compactMap { $0 }.count) | \(format(ate * 100, 2)) | \(format(aligned * 100, 2)) |")
                 figures.record("tracking.\(Figures.slug(sequence.name)).metric_ate_cm", ate * 100)
-                surfaceLines += try surfaceErrors(metric.anchors, poses: after, truth: truth, sequence: sequence)
+                for (gravity, session) in [("accelerometer", metric), ("estimated", sceneGravity)] {
+                    guard let session else { continue }
+                    let scored = try surfaceErrors(session.anchors, poses: after, truth: truth, sequence: sequence)
+                    surfaceLines += scored.map { "| \(sequence.name) | \(gravity) | " + $0.line }
+                    let found = scored.filter { $0.degrees <= 3 && $0.centimetres <= 3 }.count
+                    let name = "tracking.\(Figures.slug(sequence.name)).sparse_surfaces.\(gravity)"
+                    figures.record("\(name).anchors_within_3deg_3cm", Double(found))
+                    figures.record("\(name).anchors", Double(scored.count))
+                    let first = session.firstHorizontal.map { format(times[$0] - times[0], 2) + " s" } ?? "never"
+                    let downError = gravityError(session.down, poses: after, truth: truth)
+                    figures.record("\(name).gravity_error_degrees", downError)
+                    firstHorizontalLines.append("| \(sequence.name) | \(gravity) | \(format(downError, 2)) | \(first) | "
+                                                + "\(found) of \(scored.count) |")
+                }
             }
         }
         print()
@@ -118,9 +136,16 @@ extension TrackingSuite {
                    columns: ["sequence", "scale fixed at frame", "metres per unit", "poses after", "metric ATE cm (rigid)",
                              "ATE cm (similarity)"], rows: metricLines)
         printTable("Its surfaces found among the map's points (plane anchors at the end, each against the true surface "
-                   + "nearest in direction), in the truth's world through the rigid alignment of the metric poses:",
-                   columns: ["sequence", "anchor", "alignment", "extent m", "observations", "nearest true surface",
+                   + "nearest in direction), in the truth's world through the rigid alignment of the metric poses; "
+                   + "gravity from the walk-through's accelerometer log, or estimated from the map's planes "
+                   + "(`SceneGravity`) where the frames carry none:",
+                   columns: ["sequence", "gravity", "anchor", "alignment", "extent m", "observations", "nearest true surface",
                              "normal error °", "offset error cm"], rows: surfaceLines)
+        printTable("The first horizontal surface (time from the first frame), and the anchors within 3° and 3 cm of a true "
+                   + "surface, with the session's gravity against the truth's (seen from the camera, median over the "
+                   + "metric poses):",
+                   columns: ["sequence", "gravity", "gravity error °", "first horizontal anchor", "anchors within 3° and 3 cm"],
+                   rows: firstHorizontalLines)
     }
 
     /// A Markdown table after its introduction, when it has rows.
@@ -133,14 +158,31 @@ extension TrackingSuite {
         print()
     }
 
+    /// The rigid alignment of the metric `poses` onto the `truth`; nil with fewer than three.
+    private func toTruth(_ poses: [RigidTransform?], truth: [RigidTransform?]) throws -> RigidTransform? {
+        let pairs = poses.indices.compactMap { k in poses[k].flatMap { p in truth[k].map { (p.translationVector, $0.translationVector) } } }
+        guard pairs.count >= 3 else { return nil }
+        return try alignPoints(pairs.map(\.0), onto: pairs.map(\.1), withScale: false).transform
+    }
+
+    /// The median over the posed frames of the degrees between the session's gravity and the
+    /// walk-through's, both seen from the camera (by the session's pose and the truth's): no
+    /// alignment of the worlds enters it.
+    private func gravityError(_ down: SIMD3<Double>, poses: [RigidTransform?], truth: [RigidTransform?]) -> Double {
+        let errors = poses.indices.compactMap { k -> Double? in
+            guard let pose = poses[k], let seen = truth[k] else { return nil }
+            let (estimate, actual) = (pose.applyInverseRotation(down), seen.applyInverseRotation(SIMD3(0, -1, 0)))
+            return acos(min(1, (estimate * actual).sum() / (estimate * estimate).sum().squareRoot())) * 180 / .pi
+        }.sorted()
+        return errors.isEmpty ? .nan : errors[errors.count / 2]
+    }
+
     /// Each plane anchor against the true surface nearest it in direction (then in offset), in
     /// the truth's world by the rigid alignment of the metric `poses` onto the `truth`.
     private func surfaceErrors(_ anchors: [PlaneAnchor], poses: [RigidTransform?], truth: [RigidTransform?],
-                               sequence: Sequence) throws -> [String]
+                               sequence: Sequence) throws -> [(line: String, degrees: Double, centimetres: Double)]
     {
-        let pairs = poses.indices.compactMap { k in poses[k].flatMap { p in truth[k].map { (p.translationVector, $0.translationVector) } } }
-        guard pairs.count >= 3 else { return [] }
-        let toTruth = try alignPoints(pairs.map(\.0), onto: pairs.map(\.1), withScale: false).transform
+        guard let toTruth = try toTruth(poses, truth: truth) else { return [] }
         return anchors.map { anchor in
             let normal = toTruth.applyRotation(anchor.surface.plane.normal)
             let offset = anchor.surface.plane.offset - (normal * toTruth.translationVector).sum()
@@ -150,43 +192,63 @@ extension TrackingSuite {
                 return (surface.name, acos(min(1, abs(cosine))) * 180 / .pi, abs(sign * offset - surface.plane.offset))
             }
             let nearest = scored.min { ($0.1 < 3 ? 0 : $0.1, $0.2) < ($1.1 < 3 ? 0 : $1.1, $1.2) }!
-            return "| \(sequence.name) | \(anchor.id) | \(anchor.surface.alignment) | "
+            let line = "\(anchor.id) | \(anchor.surface.alignment) | "
                 + "\(format(anchor.surface.extent.x, 2))×\(format(anchor.surface.extent.y, 2)) | \(anchor.observations) | "
                 + "\(nearest.0) | \(format(nearest.1, 2)) | \(format(nearest.2 * 100, 1)) |"
+            return (line, nearest.1, nearest.2 * 100)
         }
     }
 
-    /// The frames through a session with `posters` as references: its poses, and the frame the
-    /// scale was fixed at with the factor; nil when it never was.
-    private func sessionWithPosters(_ source: ColorSequenceSource, _ sequence: Sequence, posters: [ReferenceImage])
-        throws -> (run: Run, fixedAt: Int, factor: Double, anchors: [PlaneAnchor])?
+    private struct PosterSession {
+        var run: Run
+        var fixedAt: Int
+        var factor: Double
+        var anchors: [PlaneAnchor]
+        /// The frame the first horizontal plane anchor was there after.
+        var firstHorizontal: Int?
+        /// The world's gravity at the end.
+        var down: SIMD3<Double>
+    }
+
+    /// The frames through a session with `posters` as references (with the frames' gravity, or
+    /// without it, as a video without motion sensors): its poses, and the frame the scale was
+    /// fixed at with the factor; nil when it never was.
+    private func sessionWithPosters(_ source: ColorSequenceSource, _ sequence: Sequence, posters: [ReferenceImage],
+                                    framesCarryGravity: Bool) throws -> PosterSession?
     {
         var configuration = SessionConfiguration()
         configuration.coaching.goal = .tracking
         configuration.references = posters
         // The truth the folder holds is for scoring only: the session sees a plain video.
         let session = try Session(configuration: configuration, input: SessionInput(
-            width: source.info.width, height: source.info.height, hasDepth: false, intrinsics: sequence.intrinsics))
+            width: source.info.width, height: source.info.height, hasDepth: false, intrinsics: sequence.intrinsics,
+            hasGravity: framesCarryGravity && source.info.hasGravity))
         var run = Run(poses: [], ms: [])
         var fixed: (Int, Double)?
+        var firstHorizontal: Int?
         while let frame = try source.next() {
             guard var sessionFrame = SessionFrame(frame) else { throw BenchError("\(sequence.name), frame \(frame.index) unreadable") }
             sessionFrame.recordedPose = nil
+            if !framesCarryGravity { sessionFrame.gravity = nil }
             let (result, ms) = milliseconds { session.process(sessionFrame) }
             for case .scaleFixed(let factor, _) in result.tracking?.events ?? [] { fixed = (frame.index, factor) }
+            if firstHorizontal == nil, session.planes.anchors.contains(where: { $0.surface.alignment == .horizontalUp }) {
+                firstHorizontal = frame.index
+            }
             run.poses.append(result.cameraToWorld)
             run.ms.append(ms)
         }
-        return fixed.map { (run, $0.0, $0.1, session.planes.anchors) }
+        return fixed.map { PosterSession(run: run, fixedAt: $0.0, factor: $0.1, anchors: session.planes.anchors,
+                                         firstHorizontal: firstHorizontal, down: session.planes.options.down) }
     }
 
-    /// The sequence as a colour-only TUM folder: its rgb.txt, images and truth linked into a
-    /// scratch folder without depth.
+    /// The sequence as a colour-only TUM folder: its rgb.txt, images, truth and accelerometer
+    /// log linked into a scratch folder without depth.
     private func colorOnly(_ sequence: Sequence) throws -> Sequence {
         let folder = scratch.appendingPathComponent("color-only-" + Figures.slug(sequence.name))
         let files = FileManager.default
         try files.createDirectory(at: folder, withIntermediateDirectories: true)
-        for name in ["rgb.txt", "rgb", "groundtruth.txt"] {
+        for name in ["rgb.txt", "rgb", "groundtruth.txt", "accelerometer.txt"] {
             try files.createSymbolicLink(atPath: folder.appendingPathComponent(name).path,
                                          withDestinationPath: sequence.folder + "/" + name)
         }
