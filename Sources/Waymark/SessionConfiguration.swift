@@ -105,6 +105,10 @@ public struct SessionSupport: Sendable {
         } else if input.intrinsics == nil {
             problems.append("depth images need the camera's intrinsics (fx, fy, cx, cy) to become points")
         }
+        if let map = configuration.worldMap, !map.isMetric, input.hasDepth || input.hasRecordedPoses {
+            problems.append("the world map's scale is unknown (it was tracked from images alone and no reference image of "
+                            + "known width fixed it): it resumes with frames tracked from their images, not with depth or recorded poses")
+        }
         let surfaceGoal: SurfaceKinds? = switch goal {
         case .horizontalSurface: .horizontal
         case .verticalSurface: .vertical

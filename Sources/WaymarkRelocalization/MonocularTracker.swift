@@ -66,12 +66,13 @@ public final class MonocularTracker {
         case relocalizing
     }
 
-    public internal(set) var map = WorldMap()
+    public internal(set) var map = WorldMap(isMetric: false)
     public let intrinsics: Intrinsics
     public let options: MonocularTrackingOptions
     private var state: State = .initializing(first: nil)
-    /// Whether the map's unit is the metre (`fixScale`); else it is the initialization's.
-    public private(set) var isMetric = false
+    /// Whether the map's unit is the metre (`fixScale`, or a metric map loaded); else it is
+    /// the initialization's.
+    public var isMetric: Bool { map.isMetric }
     /// The last tracked frame's features and the map points it tracked (its pose is the
     /// tracking state's): what a scale is measured on.
     private var lastFrame: (features: FeatureSet, tracked: [(feature: Int, point: SIMD3<Double>)])?
@@ -106,7 +107,7 @@ public final class MonocularTracker {
 
     /// A new world from the next frame on.
     public func reset() -> [TrackingEvent] {
-        map = WorldMap()
+        map = WorldMap(isMetric: false)
         state = .initializing(first: nil)
         initializationRefusal = nil
         lastKeyframeTime = nil
@@ -115,7 +116,6 @@ public final class MonocularTracker {
         relocalizer = nil
         trackedShare = TrackedShare()
         imageFeatures = [:]
-        isMetric = false
         lastFrame = nil
         return [.reset]
     }
@@ -397,7 +397,7 @@ public final class MonocularTracker {
         }
         var anchors = map.anchors
         for i in anchors.indices { anchors[i].transform = scaled(anchors[i].transform) }
-        map = WorldMap(keyframes: keyframes, anchors: anchors)
+        map = WorldMap(keyframes: keyframes, anchors: anchors, isMetric: true)
         if case .tracking(let last, let velocity, let failures) = state {
             state = .tracking(lastPose: scaled(last), velocity: velocity.map(scaled), failures: failures)
         }
@@ -407,6 +407,5 @@ public final class MonocularTracker {
         reference = nil
         localMap = nil
         if let kept { setReference(kept) }
-        isMetric = true
     }
 }

@@ -2,9 +2,11 @@ import WaymarkCore
 import WaymarkVision
 
 /// `.waymap` files: a SectionedFile of kind "WMAP" with a keyframe section ("KEYF"), an anchor
-/// section ("ANCH") and the points' measured depths ("KDEP", per keyframe in order: a count
-/// and Float32 metres; a file without it has none). The place-recognition index is not
-/// stored: it is rebuilt from the keyframes, so it always matches them.
+/// section ("ANCH"), the points' measured depths ("KDEP", per keyframe in order: a count
+/// and Float32 metres; a file without it has none) and the unit ("UNIT": one byte, 1 for
+/// metres, 0 for a monocular map's own unit; a file without it, written before monocular
+/// maps, is metric). The place-recognition index is not stored: it is rebuilt from the
+/// keyframes, so it always matches them.
 extension WorldMap {
     public static let fileKind = "WMAP"
     public static let fileVersion: UInt32 = 1
@@ -12,7 +14,8 @@ extension WorldMap {
     /// Saves atomically: a crash mid-save leaves the previous file, never a broken one.
     public func write(to path: String) throws(WaymarkError) {
         try SectionedFile(kind: Self.fileKind, version: Self.fileVersion,
-                          sections: [("KEYF", encodedKeyframes()), ("ANCH", encodedAnchors()), ("KDEP", encodedDepths())])
+                          sections: [("KEYF", encodedKeyframes()), ("ANCH", encodedAnchors()), ("KDEP", encodedDepths()),
+                                     ("UNIT", [isMetric ? 1 : 0])])
             .write(to: path)
     }
 
@@ -23,8 +26,12 @@ extension WorldMap {
             throw WaymarkError(.badData, "\(path) is malformed: it lacks its keyframe or anchor section")
         }
         let depths = try file.section("KDEP").map { bytes throws(WaymarkError) in try Self.decodeDepths(bytes, name: path) }
+        let unit = file.section("UNIT") ?? [1]
+        guard unit == [1] || unit == [0] else {
+            throw WaymarkError(.badData, "\(path) is malformed: its unit section is neither metres nor the map's own")
+        }
         self.init(keyframes: try Self.decodeKeyframes(keyframes, depths: depths, name: path),
-                  anchors: try Self.decodeAnchors(anchors, name: path))
+                  anchors: try Self.decodeAnchors(anchors, name: path), isMetric: unit == [1])
     }
 
     private func encodedDepths() -> [UInt8] {

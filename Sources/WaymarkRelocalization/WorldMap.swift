@@ -24,14 +24,18 @@ public struct KeyframePolicy: Equatable, Sendable {
 public struct WorldMap {
     public private(set) var keyframes: [Keyframe] = []
     public var anchors: [WorldAnchor] = []
+    /// Whether its lengths are metres: not for a map tracked from images alone whose scale
+    /// nothing has fixed yet (its unit is the initialization's).
+    public var isMetric: Bool
     /// The keyframes (indices) that hold each point. A keyframe made while tracking takes over
     /// the positions of the points it tracked, exactly, so equal positions are one landmark seen
     /// from several keyframes: what ties keyframes together (covisibility) without an identifier
     /// to keep in the file.
     private var holders: [SIMD3<Double>: [Int]] = [:]
 
-    public init(keyframes: [Keyframe] = [], anchors: [WorldAnchor] = []) {
+    public init(keyframes: [Keyframe] = [], anchors: [WorldAnchor] = [], isMetric: Bool = true) {
         self.anchors = anchors
+        self.isMetric = isMetric
         for keyframe in keyframes { add(keyframe) }
     }
 

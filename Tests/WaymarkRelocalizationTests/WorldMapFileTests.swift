@@ -48,6 +48,29 @@ import WaymarkVision
         #expect(b.features.keypoints == a.features.keypoints)
     }
 
+    /// The map's unit travels with it: a monocular map whose scale nothing fixed loads as such,
+    /// a metric one as metric; a file from before monocular maps (no unit section) is metric;
+    /// a unit that is neither is refused.
+    @Test func theUnitRoundTripsAndOlderFilesAreMetric() throws {
+        let scratch = try Scratch()
+        var own = Self.smallMap()
+        own.isMetric = false
+        try own.write(to: scratch.path("own.waymap"))
+        #expect(try !WorldMap(contentsOf: scratch.path("own.waymap")).isMetric)
+        try Self.smallMap().write(to: scratch.path("metric.waymap"))
+        #expect(try WorldMap(contentsOf: scratch.path("metric.waymap")).isMetric)
+        let file = try SectionedFile(contentsOf: scratch.path("own.waymap"), kind: WorldMap.fileKind, version: WorldMap.fileVersion)
+        let older = file.sections.filter { $0.tag != "UNIT" }
+        #expect(older.count == file.sections.count - 1)
+        try SectionedFile(kind: WorldMap.fileKind, version: WorldMap.fileVersion, sections: older).write(to: scratch.path("old.waymap"))
+        #expect(try WorldMap(contentsOf: scratch.path("old.waymap")).isMetric)
+        try SectionedFile(kind: WorldMap.fileKind, version: WorldMap.fileVersion, sections: older + [(tag: "UNIT", bytes: [2])])
+            .write(to: scratch.path("bad.waymap"))
+        #expect { try WorldMap(contentsOf: scratch.path("bad.waymap")) } throws: { error in
+            (error as? WaymarkError).map { $0.kind == .badData && $0.message.contains("unit") } ?? false
+        }
+    }
+
     /// A checksum-valid file can still hold what no session saves: it is refused on loading,
     /// so nothing is ever placed with it.
     @Test func anchorsNoSessionCouldSaveAreRefused() throws {

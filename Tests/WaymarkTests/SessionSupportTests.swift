@@ -18,6 +18,25 @@ import Waymark
         }
     }
 
+    /// A map whose unit is its own (tracked from images alone, its scale never fixed) resumes
+    /// only with frames tracked from their images: depth would mix metres with its unit. A
+    /// video resumes it and is still waiting for a scale; surfaces with gravity from nowhere
+    /// are to be estimated.
+    @Test func aMapOfUnknownScaleResumesOnlyFromImages() throws {
+        var configuration = SessionConfiguration()
+        configuration.worldMap = WorldMap(isMetric: false)
+        configuration.coaching.goal = .tracking
+        let depth = SessionSupport(configuration, input: SessionInput(width: 640, height: 480, hasDepth: true, intrinsics: Self.camera))
+        #expect(depth.problems.contains { $0.contains("the world map's scale is unknown") })
+        configuration.surfaces = .all
+        let session = try Session(configuration: configuration, input: SessionInput(
+            width: 640, height: 480, hasDepth: false, intrinsics: Self.camera))
+        #expect(session.isMonocular && session.gravitySource == .estimated)
+        configuration.worldMap = WorldMap()
+        #expect(SessionSupport(configuration, input: SessionInput(width: 640, height: 480, hasDepth: true, intrinsics: Self.camera))
+            .isSupported)
+    }
+
     /// With its intrinsics a video is tracked from its images: the engine's defaults for it
     /// (relocalization, no surfaces) are supported, and so are surfaces when asked for (among
     /// its map's points); the world's scale is unknown.
