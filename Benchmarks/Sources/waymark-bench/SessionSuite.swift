@@ -69,8 +69,11 @@ struct SessionSuite {
             }
             if parts.contains("speed") {
                 let odometry = try runSession(rendered, walk, references, recordedPoses: false)
+                let videoSurfaces = try runSession(rendered, walk, references, recordedPoses: false, depth: false,
+                                                   sparseSurfaces: true)
                 reportSpeed([("recorded poses (groundtruth.txt)", steps), ("the engine's own tracking", odometry),
-                             ("a plain video: monocular tracking, goal tracking", video)])
+                             ("a plain video: monocular tracking, goal tracking", video),
+                             ("a plain video with surfaces among the map's points (--surfaces)", videoSurfaces)])
             }
         }
         if parts.contains("memory") { try reportMemory(rendered, walk, references) }
@@ -94,21 +97,25 @@ struct SessionSuite {
         return posters + (try others.enumerated().map { i, path in try ReferenceImage(entry: ReferenceEntry(name: "r\(i)", path: path)) })
     }
 
-    private func configuration(_ references: [ReferenceImage], depth: Bool = true, camera: Bool = true) -> SessionConfiguration {
+    /// Without depth, surfaces only when `sparseSurfaces` (among a monocular map's points,
+    /// gravity estimated from its planes: the frames here carry none).
+    private func configuration(_ references: [ReferenceImage], depth: Bool = true, camera: Bool = true,
+                               sparseSurfaces: Bool = false) -> SessionConfiguration
+    {
         var configuration = SessionConfiguration()
         configuration.references = references
         configuration.coaching = CoachingOptions(goal: depth ? .anySurface : camera ? .tracking : .image, language: .english)
         if !depth {
-            configuration.surfaces = []
+            configuration.surfaces = sparseSurfaces ? .all : []
             configuration.relocalization = camera
         }
         return configuration
     }
 
     private func runSession(_ frames: [Rendered], _ walk: Walkthrough, _ references: [ReferenceImage], recordedPoses: Bool,
-                            depth: Bool = true, camera: Bool = true) throws -> [Step]
+                            depth: Bool = true, camera: Bool = true, sparseSurfaces: Bool = false) throws -> [Step]
     {
-        let settings = configuration(references, depth: depth, camera: camera)
+        let settings = configuration(references, depth: depth, camera: camera, sparseSurfaces: sparseSurfaces)
         let session = try Session(configuration: settings, input: SessionInput(
             width: walk.width, height: walk.height, hasDepth: depth, hasRecordedPoses: recordedPoses,
             intrinsics: camera ? walk.intrinsics : nil))
