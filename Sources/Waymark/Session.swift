@@ -102,10 +102,12 @@ public final class Session {
     }
 
     /// Places a named anchor where the ray through `pixel` of the last frame meets the
-    /// surfaces (as a person taps the screen); nil when the camera's pose is unknown or the ray
-    /// meets nothing.
+    /// surfaces (as a person taps the screen); nil when the camera's pose is unknown, the ray
+    /// meets nothing, or the world's scale is (tracked from images alone before a reference
+    /// image of known width fixed it: where no surface is known yet, the floor is assumed a
+    /// camera's height below, in metres).
     public func place(_ name: String, pixel: SIMD2<Double>) -> WorldAnchor? {
-        guard let pose = lastPose, let intrinsics = input.intrinsics else { return nil }
+        guard let pose = lastPose, let intrinsics = input.intrinsics, isMetric else { return nil }
         return registry.place(name, along: Ray(pixel: pixel, intrinsics: intrinsics, cameraToWorld: pose))
     }
 

@@ -9,7 +9,7 @@ enum ProcessCommand: Command {
                                [--output FILE] [--annotate VIDEO] [--report FILE]
                                [--intrinsics fx,fy,cx,cy | --calibration FILE | --fov DEGREES]
                                [--trajectory FILE] [--interrupt START:COUNT]... [--save-map FILE]
-                               [--load-map FILE] [--surfaces] [--quiet]
+                               [--load-map FILE] [--surfaces] [--place NAME:FRAME:X,Y]... [--quiet]
                waymark process SEQUENCE [--references MANIFEST|FOLDER] [--intrinsics fx,fy,cx,cy] [--annotate VIDEO]
                                [--report FILE]
                                [--depth-scale S] [--gravity x,y,z] [--fps N] [--trajectory FILE]
@@ -77,8 +77,10 @@ enum ProcessCommand: Command {
           --load-map FILE     SEQUENCE, tracked VIDEO: start by relocalizing into this map's
                               world; its anchors are restored once found
           --place NAME:FRAME:X,Y
-                              SEQUENCE: place a named anchor where pixel X,Y of frame FRAME meets
-                              the surfaces, as a tap would (repeatable); kept in the world map
+                              SEQUENCE, tracked VIDEO: place a named anchor where pixel X,Y of
+                              frame FRAME meets the surfaces, as a tap would (repeatable); kept in
+                              the world map. A video's world must be metric by then (a reference
+                              image of known width seen), else it is not placed
           --relocalization-timeout SECONDS
                               SEQUENCE: give relocalization up after this long (stream time) and
                               start a new world (default: keep trying)
@@ -113,7 +115,7 @@ enum ProcessCommand: Command {
         "--relocalization-timeout", "--loop-closure", "--surfaces",
     ]
     /// Of those, the ones a VIDEO tracked from its images alone (its camera known) can use too.
-    static let monocularOptions: Set<String> = ["--trajectory", "--interrupt", "--save-map", "--load-map", "--surfaces"]
+    static let monocularOptions: Set<String> = ["--trajectory", "--interrupt", "--save-map", "--load-map", "--surfaces", "--place"]
 
     static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode {
         guard arguments.positionals.count == 1 else {

@@ -126,7 +126,7 @@ final class SessionRunner {
             } else {
                 record.placementFailed = (record.placementFailed ?? []) + [placement.name]
                 if !quiet {
-                    Console.warning("frame \(index): '\(placement.name)' could not be placed: no pose, or no surface along that pixel")
+                    Console.warning("frame \(index): '\(placement.name)' could not be placed: no pose, no surface along that pixel, or a world of unknown scale")
                 }
             }
         }

@@ -282,10 +282,13 @@ struct CLI {
         #expect(unknownCamera.status == 64 && unknownCamera.stderr.contains("--trajectory needs an RGB-D SEQUENCE, or a VIDEO whose camera is known"))
         // Surfaces asked for where nothing measures gravity: it is to be estimated from the map's planes.
         let plain = try scratch.folder("plain", linking: ["rgb.txt", "rgb"], in: excerpt)
+        // A named anchor is placed only in a metric world: no reference image of known width fixes this one's scale.
         let surfaces = try CLI.run(["process", plain, "--intrinsics", "517.3,516.5,318.6,255.3", "--surfaces",
-                                    "--output", scratch.path("o3.jsonl"), "--quiet"])
+                                    "--place", "cup:30:320,400", "--output", scratch.path("o3.jsonl"), "--quiet"])
         #expect(surfaces.status == 0, "\(surfaces.stderr)")
-        #expect(try CLI.processOutput(scratch.path("o3.jsonl")).header.source.gravity == "estimated")
+        let withSurfaces = try CLI.processOutput(scratch.path("o3.jsonl"))
+        #expect(withSurfaces.header.source.gravity == "estimated")
+        #expect(withSurfaces.frames[30].pose != nil && withSurfaces.frames[30].placementFailed == ["cup"])
         let untracked = try CLI.run(["process", plain, "--surfaces", "--output", scratch.path("o4.jsonl")])
         #expect(untracked.status == 64 && untracked.stderr.contains("--surfaces needs an RGB-D SEQUENCE, or a VIDEO whose camera is known"))
     }
