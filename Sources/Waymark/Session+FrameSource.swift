@@ -13,8 +13,8 @@ extension SessionConfiguration {
     /// from its images alone (intrinsics and no recorded poses: the monocular tracker
     /// relocalizes in its own map); depth without colour is tracked by ICP alone; without
     /// recorded poses the world is the first camera's (the engine's odometry), whose +y stands
-    /// in for gravity unless the frames carry it or the caller says otherwise; a source recorded at a low rate is not
-    /// interrupted by its own frame interval.
+    /// in for gravity unless the frames carry it or the caller says otherwise; a source recorded
+    /// at a low rate is not interrupted by its own frame interval.
     public mutating func adapt(to source: FrameSourceInfo) {
         if !source.hasDepth {
             surfaces = []

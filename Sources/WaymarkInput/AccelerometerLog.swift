@@ -6,7 +6,8 @@ import WaymarkCore
 /// coordinates (x right, y down, z forward) is therefore (ax, ay, −az), normalized. Checked on
 /// TUM fr1/xyz: carried into the motion-capture world by the recorded orientations, the
 /// 15,000 samples point within 4° of the world's −z (spread 4° per sample, the hand's own
-/// acceleration), where each other reading of the axes spreads over 6–10°.
+/// acceleration); with y not reversed they point along a horizontal axis, with x not reversed
+/// they spread 6°.
 public struct AccelerometerLog: Sendable {
     public let timestamps: [Double]
     /// Gravity in camera coordinates per sample, not normalized.

@@ -56,12 +56,13 @@ public final class ColorSequenceSource: FileFrameSource {
         info = FrameSourceInfo(
             kind: "tum_color", path: folder, width: image.width, height: image.height,
             framesPerSecond: RecordingLists.framesPerSecond(files.map(\.timestamp)), frameCount: files.count, hasColor: true,
-            hasDepth: false, recordedPoses: poses?.origin, hasGravity: gravity != nil, intrinsics: camera.intrinsics, notes: notes + camera.notes)
+            hasDepth: false, recordedPoses: poses?.origin, hasGravity: gravity != nil,
+            intrinsics: camera.intrinsics, notes: notes + camera.notes)
         frames = files
         decodesColor = options.decodesColor
         limits = options.limits
-        descriptionFiles = RecordingLists.descriptionFiles(["rgb.txt", "groundtruth.txt", "intrinsics.txt", "accelerometer.txt"], in: folder,
-                                                           posesFile: options.posesFile)
+        descriptionFiles = RecordingLists.descriptionFiles(["rgb.txt", "groundtruth.txt", "intrinsics.txt", "accelerometer.txt"],
+                                                           in: folder, posesFile: options.posesFile)
     }
 
     /// Reads the frame's image; one that is missing, unreadable or of another size comes back

@@ -135,8 +135,9 @@ public final class RGBDRecordingSource: FileFrameSource {
         frames = files
         decodesColor = options.decodesColor
         limits = options.limits
-        descriptionFiles = RecordingLists.descriptionFiles(["depth.txt", "rgb.txt", "groundtruth.txt", "intrinsics.txt", "accelerometer.txt"],
-                                                           in: folder, posesFile: options.posesFile)
+        descriptionFiles = RecordingLists.descriptionFiles(
+            ["depth.txt", "rgb.txt", "groundtruth.txt", "intrinsics.txt", "accelerometer.txt"], in: folder,
+            posesFile: options.posesFile)
     }
 
     /// Reads the frame's depth and colour; a frame whose files are missing, unreadable or of

@@ -52,12 +52,13 @@ enum RecordingLists {
     }
 
     /// Gravity per frame from the folder's accelerometer.txt (`AccelerometerLog`), nil where
-    /// no sample is near the frame's time; nil without the file.
+    /// no sample is near the frame's time; nil without the file, or when no frame has any.
     static func gravity(folder: String, timestamps: [Double]) throws(WaymarkError) -> [SIMD3<Double>?]? {
         let path = folder + "/accelerometer.txt"
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let log = try AccelerometerLog(contentsOf: path)
-        return timestamps.map(log.gravity(at:))
+        let gravity = timestamps.map(log.gravity(at:))
+        return gravity.contains { $0 != nil } ? gravity : nil
     }
 
     static func readIntrinsics(_ path: String) throws(WaymarkError) -> Intrinsics? {

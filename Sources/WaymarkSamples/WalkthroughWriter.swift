@@ -67,9 +67,9 @@ public enum WalkthroughWriter {
     static let down = SIMD3<Double>(0, -1, 0)
 
     /// What a Kinect's accelerometer would read at each frame, in TUM's accelerometer.txt
-    /// (`AccelerometerLog`: x left, y up, z forward; the specific force, m/s²): gravity plus the
-    /// camera's own acceleration, from the path's second differences where the frames on
-    /// either side are one frame interval away (none across a gap), so shaking is in it.
+    /// (`AccelerometerLog`: x left, y up, z forward; the specific force, m/s²: 9.81 upwards at
+    /// rest, plus the camera's own acceleration, from the path's second differences where the
+    /// frames on either side are one frame interval away, none across a gap), so shaking is in it.
     static func accelerometerLog(_ frames: [Walkthrough.Frame]) -> String {
         var log = "# accelerometer data\n# timestamp ax ay az\n"
         for k in frames.indices {
