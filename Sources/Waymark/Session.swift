@@ -68,7 +68,9 @@ public final class Session {
         } else {
             tracker = nil
         }
-        registry = AnchorRegistry(planeOptions: configuration.planeMap, loaded: configuration.worldMap?.anchors ?? [])
+        var planeOptions = configuration.planeMap
+        if tracker is MonocularTracker { planeOptions.establishingObservations = planeOptions.establishingObservationsFromPoints }
+        registry = AnchorRegistry(planeOptions: planeOptions, loaded: configuration.worldMap?.anchors ?? [])
         planeDetector = input.hasDepth && !configuration.surfaces.isEmpty ? try PlaneDetector() : nil
         sparsePlaneDetector = tracker is MonocularTracker && !configuration.surfaces.isEmpty
             ? try PlaneDetector(options: .sparse) : nil

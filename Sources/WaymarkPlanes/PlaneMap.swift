@@ -34,6 +34,11 @@ public struct PlaneMapOptions: Sendable, Equatable {
     public var maximumGap = 0.1
     /// Frames a plane must be seen in before it becomes an anchor.
     public var establishingObservations = 2
+    /// The same for planes found among a monocular map's points (on its keyframes), which are
+    /// less sure: on the walk-through's scan, with 2, two stray walls 2 m from any surface were
+    /// anchored after two sightings each; with 3 every anchor lies within 11 cm of a true
+    /// surface (Benchmarks/RESULTS.md).
+    public var establishingObservationsFromPoints = 3
     /// A plane not yet established is forgotten after this many frames unseen.
     public var candidateLifetime = 15
     /// Gravity in world coordinates (world y up).

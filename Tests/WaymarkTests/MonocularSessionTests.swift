@@ -19,7 +19,7 @@ import Waymark
     /// 1 % of 1 (0.992 when written) and leaves every pose within 2 cm (1.3). Image anchors
     /// wait for the metric world. With surfaces asked for, the wall behind the poster is found
     /// among the map's points once the world is metric: every sighting within 2° and 3 cm of
-    /// the rendered wall as the camera sees it (worst 1.3° and 2.8 cm of 5 when written), and
+    /// the rendered wall as the camera sees it (worst 1.3° and 2.8 cm of 4 when written), and
     /// vertical by the gravity the frames carry (as an accelerometer gives it), which the
     /// session measures in its world: seen from every metric pose, within 1° of the camera's
     /// true down. A tap on the poster then places a named anchor within 3 cm of its wall (0.7 cm
