@@ -6,15 +6,13 @@ extension Session {
     /// metric (tolerances are in metres) and its gravity known: on frames that added a keyframe,
     /// where the points changed. Nil otherwise.
     func sparseSurfaces(seenFrom pose: RigidTransform?, events: [TrackingEvent]) -> PlaneDetection? {
-        guard let detector = sparsePlaneDetector, let tracker = tracker as? MonocularTracker, tracker.isMetric,
+        guard !configuration.surfaces.isEmpty, let detector = sparsePlaneDetector, let tracker = tracker as? MonocularTracker,
+            tracker.isMetric,
             let pose, events.contains(where: { if case .keyframeAdded = $0 { true } else { false } })
         else { return nil }
         let map = tracker.map
         guard let newest = map.keyframes.indices.last else { return nil }
-        if !knowsGravity {
-            estimateGravity(among: Array(map.keyframes.indices), of: map, seenFrom: pose, detector: detector)
-            guard knowsGravity else { return nil }
-        }
+        guard ensureGravity(seenFrom: pose) else { return nil }
         let members = [newest] + map.covisible(with: newest).prefix(configuration.monocularTracking.localMap.neighbours).map(\.keyframe)
         var detection = detector.detect(in: PointCloud(points: points(of: members, in: map, seenFrom: pose)),
                                         down: pose.applyInverseRotation(planes.options.down))
@@ -22,17 +20,20 @@ extension Session {
         return detection
     }
 
-    /// Gravity from the planes among all the map's points, the camera taken as held upright
+    /// Whether the world's gravity is known, after trying to estimate it from the scene where it
+    /// is awaited: the planes among all the map's points, the camera taken as held upright
     /// (`SceneGravity`), adopted when the planes agree on one.
-    private func estimateGravity(among keyframes: [Int], of map: WorldMap, seenFrom pose: RigidTransform, detector: PlaneDetector) {
+    func ensureGravity(seenFrom pose: RigidTransform) -> Bool {
+        guard !knowsGravity, let detector = sparsePlaneDetector, let map = tracker?.map else { return knowsGravity }
         let upright = SIMD3<Double>(0, 1, 0)
-        let planes = detector.detect(in: PointCloud(points: points(of: keyframes, in: map, seenFrom: pose)), down: upright).planes
-        guard let down = SceneGravity.estimate(from: planes, assumed: upright) else { return }
-        adoptSceneGravity(pose.applyRotation(down))
+        let planes = detector.detect(in: PointCloud(points: points(of: Array(map.keyframes.indices), in: map, seenFrom: pose)),
+                                     down: upright).planes
+        if let down = SceneGravity.estimate(from: planes, assumed: upright) { adoptSceneGravity(pose.applyRotation(down)) }
+        return knowsGravity
     }
 
     /// The points of `keyframes`, each once, in the coordinates of the camera at `pose`.
-    private func points(of keyframes: [Int], in map: WorldMap, seenFrom pose: RigidTransform) -> [SIMD3<Float>] {
+    func points(of keyframes: [Int], in map: WorldMap, seenFrom pose: RigidTransform) -> [SIMD3<Float>] {
         var seen = Set<SIMD3<Double>>()
         var points: [SIMD3<Float>] = []
         for k in keyframes {

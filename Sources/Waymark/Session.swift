@@ -16,7 +16,8 @@ public final class Session {
     let tracker: (any CameraTracker)?
     private let imageTracker: ImageTracker?
     private let planeDetector: PlaneDetector?
-    /// Surfaces among a monocular map's points (`sparseSurfaces`).
+    /// Surfaces among a monocular map's points (`sparseSurfaces`), and its floor for a scale
+    /// from the camera's height.
     let sparsePlaneDetector: PlaneDetector?
     private var coach: Coach
     let meter = FrameMeter()
@@ -29,6 +30,8 @@ public final class Session {
     /// Metres per map unit measured on reference images of known width, per frame, while a
     /// world tracked from images alone waits for its scale (`fixScale`).
     var scaleMeasures: [Double] = []
+    /// The same, measured on the floor by the camera's known height (`cameraHeight`).
+    var heightMeasures: [Double] = []
     var lastTimestamp: Double?
     /// The sum of the frames' gravity in the world (`measureGravity`).
     private(set) var measuredGravity = SIMD3<Double>.zero
@@ -72,7 +75,7 @@ public final class Session {
         if tracker is MonocularTracker { planeOptions.establishingObservations = planeOptions.establishingObservationsFromPoints }
         registry = AnchorRegistry(planeOptions: planeOptions, loaded: configuration.worldMap?.anchors ?? [])
         planeDetector = input.hasDepth && !configuration.surfaces.isEmpty ? try PlaneDetector() : nil
-        sparsePlaneDetector = tracker is MonocularTracker && !configuration.surfaces.isEmpty
+        sparsePlaneDetector = tracker is MonocularTracker && (!configuration.surfaces.isEmpty || configuration.cameraHeight != nil)
             ? try PlaneDetector(options: .sparse) : nil
         imageTracker = configuration.references.isEmpty
             ? nil : ImageTracker(references: configuration.references, options: configuration.imageTracking)
@@ -171,8 +174,9 @@ public final class Session {
             anchorEvents += handle(Array(adopted.events.dropFirst(lost.events.count)))
             update = adopted
         }
-        if let monocular = tracker as? MonocularTracker, update?.state == .normal,
-            let fixed = fixScale(monocular, on: detections), let pose = update?.cameraToWorld
+        if let monocular = tracker as? MonocularTracker, update?.state == .normal, let pose = update?.cameraToWorld,
+            let fixed = fixScale(monocular, on: detections)
+                ?? fixScale(monocular, byCameraHeightSeenFrom: pose, events: update?.events ?? [])
         {
             update?.cameraToWorld = pose.scalingTranslation(by: fixed.metresPerUnit)
             update?.events.append(.scaleFixed(metresPerUnit: fixed.metresPerUnit, reference: fixed.reference))
@@ -315,6 +319,7 @@ public final class Session {
                 registry.removeAll()
                 sharpestSeen = [:]
                 scaleMeasures = []
+                heightMeasures = []
                 measuredGravity = .zero
                 sceneGravityFound = false
                 coach.reset()

@@ -41,6 +41,11 @@ public struct SessionConfiguration {
     /// The object a person is about to place: coaching asks them to tap a location for it once
     /// the goal is reached, until it is placed.
     public var objectToPlace: String?
+    /// The camera's height above the floor, metres, about constant (a phone held at chest
+    /// height, a robot's camera): a world tracked from images alone takes its scale from it once
+    /// the floor is found among the map's points (`Session+Scale`), unless a reference image of
+    /// known width fixes it first.
+    public var cameraHeight: Double?
 
     public init() {}
 

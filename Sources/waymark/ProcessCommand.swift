@@ -9,7 +9,8 @@ enum ProcessCommand: Command {
                                [--output FILE] [--annotate VIDEO] [--report FILE]
                                [--intrinsics fx,fy,cx,cy | --calibration FILE | --fov DEGREES]
                                [--trajectory FILE] [--interrupt START:COUNT]... [--save-map FILE]
-                               [--load-map FILE] [--surfaces] [--place NAME:FRAME:X,Y]... [--quiet]
+                               [--load-map FILE] [--surfaces] [--place NAME:FRAME:X,Y]...
+                               [--scale-from camera-height:METRES] [--quiet]
                waymark process SEQUENCE [--references MANIFEST|FOLDER] [--intrinsics fx,fy,cx,cy] [--annotate VIDEO]
                                [--report FILE]
                                [--depth-scale S] [--gravity x,y,z] [--fps N] [--trajectory FILE]
@@ -84,10 +85,14 @@ enum ProcessCommand: Command {
           --relocalization-timeout SECONDS
                               SEQUENCE: give relocalization up after this long (stream time) and
                               start a new world (default: keep trying)
+          --scale-from camera-height:METRES
+                              tracked VIDEO: the camera's height above the floor, about constant;
+                              the world becomes metric once the floor is found among the map's
+                              points, unless a reference image of known width fixes it first
           --surfaces          tracked VIDEO: find surfaces among the map's points once a reference
                               image of known width has made the world metric, with gravity from
                               the frames (a TUM folder's accelerometer.txt) or else estimated from
-                              the map's planes (off by default: on our walk-through one in ten
+                              the map's planes (off by default: on our walk-through one in seven
                               was within 3° and 3 cm of a true surface; Benchmarks/RESULTS.md)
           --loop-closure      SEQUENCE without recorded poses: when the camera comes back to a
                               place mapped long before, correct the path since and the anchors
@@ -106,16 +111,18 @@ enum ProcessCommand: Command {
     static let valueOptions: Set<String> = [
         "--max-megapixels", "--references", "--group", "--output", "--annotate", "--intrinsics", "--calibration", "--fov", "--depth-scale", "--gravity", "--fps",
         "--trajectory", "--interrupt", "--relocalization-timeout", "--save-map", "--load-map", "--place", "--language",
-        "--goal", "--report",
+        "--goal", "--report", "--scale-from",
     ]
     static let flagOptions: Set<String> = ["--auto-select", "--quiet", "--help", "--loop-closure", "--surfaces"]
     /// Options that only an input with depth can use.
     static let depthOptions = [
         "--depth-scale", "--gravity", "--trajectory", "--interrupt", "--save-map", "--load-map", "--place",
-        "--relocalization-timeout", "--loop-closure", "--surfaces",
+        "--relocalization-timeout", "--loop-closure", "--surfaces", "--scale-from",
     ]
     /// Of those, the ones a VIDEO tracked from its images alone (its camera known) can use too.
-    static let monocularOptions: Set<String> = ["--trajectory", "--interrupt", "--save-map", "--load-map", "--surfaces", "--place"]
+    static let monocularOptions: Set<String> = [
+        "--trajectory", "--interrupt", "--save-map", "--load-map", "--surfaces", "--place", "--scale-from",
+    ]
 
     static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode {
         guard arguments.positionals.count == 1 else {
@@ -144,6 +151,10 @@ enum ProcessCommand: Command {
                                    + "(without --intrinsics, --calibration or --fov it is not tracked); see --help")
             }
             if !hasReferences, !arguments.has("--goal") { coaching.goal = .tracking }
+        }
+        if arguments.has("--scale-from"), info.hasDepth || info.recordedPoses != nil {
+            throw WaymarkError(.usage, "--scale-from is for a VIDEO tracked from its images, whose scale is unknown; \(input) is "
+                               + "metric (it has " + (info.hasDepth ? "depth" : "recorded poses") + ")")
         }
         if arguments.flag("--loop-closure"), let poses = info.recordedPoses {
             throw WaymarkError(.usage, "--loop-closure corrects the engine's own tracking; \(input) has recorded poses"

@@ -39,6 +39,7 @@ enum SessionSetup {
         }
         if arguments.flag("--loop-closure") { configuration.tracking.loopClosure = LoopClosureOptions() }
         if arguments.flag("--surfaces") { configuration.surfaces = .all }
+        configuration.cameraHeight = try arguments.value("--scale-from").map(parseScaleSource)
         if let gravity = try arguments.value("--gravity") {
             configuration.planeMap.down = try PlanesCommand.parseGravity(gravity)
             configuration.measuresGravity = false
@@ -53,6 +54,16 @@ enum SessionSetup {
         configuration.coaching = coaching
         configuration.objectToPlace = objectToPlace
         return try Session(configuration: configuration, input: SessionInput(source))
+    }
+
+    /// --scale-from camera-height:METRES: the camera's height above the floor.
+    static func parseScaleSource(_ text: String) throws(WaymarkError) -> Double {
+        let prefix = "camera-height:"
+        guard text.hasPrefix(prefix), let metres = Double(text.dropFirst(prefix.count)), metres > 0.05, metres < 100 else {
+            throw WaymarkError(.usage, "--scale-from must be camera-height:METRES, the camera's height above the floor "
+                               + "(0.05 to 100 m); got '\(text)'")
+        }
+        return metres
     }
 
     /// --place NAME:FRAME:X,Y (repeatable): a named anchor placed where pixel (X, Y) of frame

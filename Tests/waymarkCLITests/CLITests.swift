@@ -291,6 +291,15 @@ struct CLI {
         #expect(withSurfaces.frames[30].pose != nil && withSurfaces.frames[30].placementFailed == ["cup"])
         let untracked = try CLI.run(["process", plain, "--surfaces", "--output", scratch.path("o4.jsonl")])
         #expect(untracked.status == 64 && untracked.stderr.contains("--surfaces needs an RGB-D SEQUENCE, or a VIDEO whose camera is known"))
+        // The scale from the camera's height: a height, and only for a world whose scale is unknown.
+        for bad in ["camera-height:nan", "camera-height:0", "height:1.5", "camera-height:"] {
+            let refused = try CLI.run(["process", plain, "--intrinsics", "517.3,516.5,318.6,255.3", "--scale-from", bad,
+                                       "--output", scratch.path("o5.jsonl")])
+            #expect(refused.status == 64 && refused.stderr.contains("--scale-from must be camera-height:METRES"), "\(bad)")
+        }
+        let metric = try CLI.run(["process", excerpt, "--intrinsics", "517.3,516.5,318.6,255.3", "--scale-from", "camera-height:1.5",
+                                  "--output", scratch.path("o6.jsonl")])
+        #expect(metric.status == 64 && metric.stderr.contains("is metric (it has depth)"))
     }
 
     @Test(.enabled(if: sampleDataPresent)) func processWritesHeaderFramesAndSummary() throws {
