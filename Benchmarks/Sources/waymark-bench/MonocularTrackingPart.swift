@@ -70,11 +70,17 @@ extension TrackingSuite {
             var runs: [(String, Run)] = [("Waymark", try oursMonocular(try openColor(sequence), sequence))]
             var metric: PosterSession?
             var sceneGravity: PosterSession?
+            var byHeight: PosterSession?
             if let posters = sequence.posters {
                 metric = try sessionWithPosters(try openColor(sequence, decodesColor: true), sequence, posters: posters,
                                                 framesCarryGravity: true)
                 sceneGravity = try sessionWithPosters(try openColor(sequence, decodesColor: true), sequence, posters: posters,
                                                       framesCarryGravity: false)
+                // No poster: the scale from the camera's height, the truth's mean (as a person would know it roughly).
+                let heights = truth.compactMap { $0?.translationVector.y }
+                byHeight = try sessionWithPosters(try openColor(sequence, decodesColor: true), sequence, posters: [],
+                                                  framesCarryGravity: false,
+                                                  cameraHeight: heights.reduce(0, +) / Double(heights.count))
             }
             if let track = reply?.sequences[sequence.name] {
                 runs.append(("OpenCV essential chained, first step's scale", Run(poses: poses(track.firstStep), ms: track.ms)))
@@ -102,13 +108,18 @@ extension TrackingSuite {
                     figures.record("\(name).posed_share_in_normal_segments", Double(posedThere) / Double(inNormal.count))
                 }
             }
-            if let metric {
-                let after = metric.run.poses.indices.map { $0 >= metric.fixedAt ? metric.run.poses[$0] : nil }
+            for (fixedBy, session) in [("sized posters", metric), ("the camera's height", byHeight)] {
+                guard let session else { continue }
+                let after = session.run.poses.indices.map { $0 >= session.fixedAt ? session.run.poses[$0] : nil }
                 let ate = try errors(after, truth: truth, times: times, alignment: .rigid).ate
                 let aligned = try errors(after, truth: truth, times: times, alignment: .similarity).ate
-                metricLines.append("| \(sequence.name) | \(metric.fixedAt) | \(format(metric.factor, 3)) | "
+                metricLines.append("| \(sequence.name) | \(fixedBy) | \(session.fixedAt) | \(format(session.factor, 3)) | "
                                    + "\(after.compactMap { $0 }.count) | \(format(ate * 100, 2)) | \(format(aligned * 100, 2)) |")
-                figures.record("tracking.\(Figures.slug(sequence.name)).metric_ate_cm", ate * 100)
+                let figure = fixedBy == "sized posters" ? "metric_ate_cm" : "camera_height.metric_ate_cm"
+                figures.record("tracking.\(Figures.slug(sequence.name)).\(figure)", ate * 100)
+            }
+            if let metric {
+                let after = metric.run.poses.indices.map { $0 >= metric.fixedAt ? metric.run.poses[$0] : nil }
                 for (gravity, session) in [("accelerometer", metric), ("estimated", sceneGravity)] {
                     guard let session else { continue }
                     let scored = try surfaceErrors(session.anchors, poses: after, truth: truth, sequence: sequence)
@@ -131,9 +142,11 @@ extension TrackingSuite {
                    columns: ["sequence", "tracker", "frames with a pose", "%"], rows: normalLines)
         printTable("The same frames through a `Session` with the walk-through's four posters as references (their physical "
                    + "widths known): the world becomes metric when five frames have measured a poster's plane against the "
-                   + "map points on it (`scale_fixed`); the poses from that frame on, against the truth with a rigid "
-                   + "alignment only (evo_ape -a, no scale), and with a similarity alignment for comparison.",
-                   columns: ["sequence", "scale fixed at frame", "metres per unit", "poses after", "metric ATE cm (rigid)",
+                   + "map points on it (`scale_fixed`); or without posters, by the camera's height above the floor (the "
+                   + "truth's mean, `--scale-from camera-height`) once five keyframes have measured it on the floor among "
+                   + "the map's points, gravity estimated from the scene; the poses from that frame on, against the truth "
+                   + "with a rigid alignment only (evo_ape -a, no scale), and with a similarity alignment for comparison.",
+                   columns: ["sequence", "scale fixed by", "at frame", "metres per unit", "poses after", "metric ATE cm (rigid)",
                              "ATE cm (similarity)"], rows: metricLines)
         printTable("Its surfaces found among the map's points (plane anchors at the end, each against the true surface "
                    + "nearest in direction), in the truth's world through the rigid alignment of the metric poses; "
@@ -211,14 +224,15 @@ extension TrackingSuite {
     }
 
     /// The frames through a session with `posters` as references (with the frames' gravity, or
-    /// without it, as a video without motion sensors): its poses, and the frame the scale was
-    /// fixed at with the factor; nil when it never was.
+    /// without it, as a video without motion sensors; with the camera's height, when given): its
+    /// poses, and the frame the scale was fixed at with the factor; nil when it never was.
     private func sessionWithPosters(_ source: ColorSequenceSource, _ sequence: Sequence, posters: [ReferenceImage],
-                                    framesCarryGravity: Bool) throws -> PosterSession?
+                                    framesCarryGravity: Bool, cameraHeight: Double? = nil) throws -> PosterSession?
     {
         var configuration = SessionConfiguration()
         configuration.coaching.goal = .tracking
         configuration.references = posters
+        configuration.cameraHeight = cameraHeight
         // The truth the folder holds is for scoring only: the session sees a plain video.
         let session = try Session(configuration: configuration, input: SessionInput(
             width: source.info.width, height: source.info.height, hasDepth: false, intrinsics: sequence.intrinsics,
