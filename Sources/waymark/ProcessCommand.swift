@@ -89,11 +89,12 @@ enum ProcessCommand: Command {
                               tracked VIDEO: the camera's height above the floor, about constant;
                               the world becomes metric once the floor is found among the map's
                               points, unless a reference image of known width fixes it first
-          --surfaces          tracked VIDEO: find surfaces among the map's points once a reference
-                              image of known width has made the world metric, with gravity from
-                              the frames (a TUM folder's accelerometer.txt) or else estimated from
-                              the map's planes (off by default: on our walk-through one in seven
-                              was within 3° and 3 cm of a true surface; Benchmarks/RESULTS.md)
+          --surfaces          tracked VIDEO: find surfaces among the map's points once the world
+                              is metric (a reference image of known width, or --scale-from),
+                              with gravity from the frames (a TUM folder's accelerometer.txt) or
+                              else estimated from the map's planes (off by default: on our
+                              walk-through one in seven was within 3° and 3 cm of a true surface;
+                              Benchmarks/RESULTS.md)
           --loop-closure      SEQUENCE without recorded poses: when the camera comes back to a
                               place mapped long before, correct the path since and the anchors
                               ("loop_closed" and "moved" in the records). Off by default: our
@@ -117,11 +118,11 @@ enum ProcessCommand: Command {
     /// Options that only an input with depth can use.
     static let depthOptions = [
         "--depth-scale", "--gravity", "--trajectory", "--interrupt", "--save-map", "--load-map", "--place",
-        "--relocalization-timeout", "--loop-closure", "--surfaces", "--scale-from",
+        "--relocalization-timeout", "--loop-closure", "--surfaces",
     ]
     /// Of those, the ones a VIDEO tracked from its images alone (its camera known) can use too.
     static let monocularOptions: Set<String> = [
-        "--trajectory", "--interrupt", "--save-map", "--load-map", "--surfaces", "--place", "--scale-from",
+        "--trajectory", "--interrupt", "--save-map", "--load-map", "--surfaces", "--place",
     ]
 
     static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode {
@@ -145,6 +146,9 @@ enum ProcessCommand: Command {
             if let option = depthOptions.first(where: { arguments.has($0) && !(monocular && monocularOptions.contains($0)) }) {
                 let camera = monocularOptions.contains(option) ? ", or a VIDEO whose camera is known (--intrinsics, --calibration or --fov)" : ""
                 throw WaymarkError(.usage, "\(option) needs an RGB-D SEQUENCE\(camera); \(input) has no depth")
+            }
+            if arguments.has("--scale-from"), !monocular, info.recordedPoses == nil {
+                throw WaymarkError(.usage, "--scale-from needs a VIDEO whose camera is known (--intrinsics, --calibration or --fov)")
             }
             guard hasReferences || monocular else {
                 throw WaymarkError(.usage, "--references is required for a VIDEO or image FOLDER whose camera is not known "

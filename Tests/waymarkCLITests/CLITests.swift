@@ -300,6 +300,8 @@ struct CLI {
         let metric = try CLI.run(["process", excerpt, "--intrinsics", "517.3,516.5,318.6,255.3", "--scale-from", "camera-height:1.5",
                                   "--output", scratch.path("o6.jsonl")])
         #expect(metric.status == 64 && metric.stderr.contains("is metric (it has depth)"))
+        let noCamera = try CLI.run(["process", plain, "--scale-from", "camera-height:1.5", "--output", scratch.path("o7.jsonl")])
+        #expect(noCamera.status == 64 && noCamera.stderr.contains("--scale-from needs a VIDEO whose camera is known"))
     }
 
     @Test(.enabled(if: sampleDataPresent)) func processWritesHeaderFramesAndSummary() throws {
