@@ -49,9 +49,8 @@ public enum SceneGravity {
         // wall's: the smallest eigenvector of Σ w (I − n nᵀ) over the horizontal planes plus
         // Σ w n nᵀ over the walls.
         var m = SymmetricMatrix3(xx: 0, xy: 0, xz: 0, yy: 0, yz: 0, zz: 0)
-        for k in horizontal + vertical {
-            let (n, w) = (normals[k], weights[k])
-            let (sign, identity) = horizontal.contains(k) ? (-w, w) : (w, 0)
+        func add(_ k: Int, sign: Double, identity: Double) {
+            let n = normals[k]
             m.xx += sign * n.x * n.x + identity
             m.yy += sign * n.y * n.y + identity
             m.zz += sign * n.z * n.z + identity
@@ -59,8 +58,9 @@ public enum SceneGravity {
             m.xz += sign * n.x * n.z
             m.yz += sign * n.y * n.z
         }
-        let g = m.smallestEigen().vector
-        return towardAssumed(g)
+        for k in horizontal { add(k, sign: -weights[k], identity: weights[k]) }
+        for k in vertical { add(k, sign: weights[k], identity: 0) }
+        return towardAssumed(m.smallestEigen().vector)
     }
 
     /// How many directions `normals` span beyond one: 0 for none, 1 for parallel ones, 2 for any

@@ -81,7 +81,7 @@ enum ProcessCommand: Command {
                               SEQUENCE, tracked VIDEO: place a named anchor where pixel X,Y of
                               frame FRAME meets the surfaces, as a tap would (repeatable); kept in
                               the world map. A video's world must be metric by then (a reference
-                              image of known width seen), else it is not placed
+                              image of known width seen, or --scale-from), else it is not placed
           --relocalization-timeout SECONDS
                               SEQUENCE: give relocalization up after this long (stream time) and
                               start a new world (default: keep trying)
@@ -142,23 +142,22 @@ enum ProcessCommand: Command {
             decodesColor: hasReferences || arguments.has("--annotate") || arguments.has("--report"))
         let info = source.info
         let monocular = !info.hasDepth && info.recordedPoses == nil && info.intrinsics != nil
+        if arguments.has("--scale-from"), !monocular {
+            let metric = info.hasDepth ? "depth" : info.recordedPoses != nil ? "recorded poses" : nil
+            throw WaymarkError(.usage, metric.map {
+                "--scale-from is for a VIDEO tracked from its images, whose scale is unknown; \(input) is metric (it has \($0))"
+            } ?? "--scale-from needs a VIDEO whose camera is known (--intrinsics, --calibration or --fov)")
+        }
         if !info.hasDepth {
             if let option = depthOptions.first(where: { arguments.has($0) && !(monocular && monocularOptions.contains($0)) }) {
                 let camera = monocularOptions.contains(option) ? ", or a VIDEO whose camera is known (--intrinsics, --calibration or --fov)" : ""
                 throw WaymarkError(.usage, "\(option) needs an RGB-D SEQUENCE\(camera); \(input) has no depth")
-            }
-            if arguments.has("--scale-from"), !monocular, info.recordedPoses == nil {
-                throw WaymarkError(.usage, "--scale-from needs a VIDEO whose camera is known (--intrinsics, --calibration or --fov)")
             }
             guard hasReferences || monocular else {
                 throw WaymarkError(.usage, "--references is required for a VIDEO or image FOLDER whose camera is not known "
                                    + "(without --intrinsics, --calibration or --fov it is not tracked); see --help")
             }
             if !hasReferences, !arguments.has("--goal") { coaching.goal = .tracking }
-        }
-        if arguments.has("--scale-from"), info.hasDepth || info.recordedPoses != nil {
-            throw WaymarkError(.usage, "--scale-from is for a VIDEO tracked from its images, whose scale is unknown; \(input) is "
-                               + "metric (it has " + (info.hasDepth ? "depth" : "recorded poses") + ")")
         }
         if arguments.flag("--loop-closure"), let poses = info.recordedPoses {
             throw WaymarkError(.usage, "--loop-closure corrects the engine's own tracking; \(input) has recorded poses"

@@ -126,7 +126,8 @@ final class SessionRunner {
             } else {
                 record.placementFailed = (record.placementFailed ?? []) + [placement.name]
                 if !quiet {
-                    Console.warning("frame \(index): '\(placement.name)' could not be placed: no pose, no surface along that pixel, or a world of unknown scale")
+                    Console.warning("frame \(index): '\(placement.name)' could not be placed: no pose, no surface along "
+                                    + "that pixel, or a world of unknown scale")
                 }
             }
         }

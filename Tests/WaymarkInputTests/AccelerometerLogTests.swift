@@ -16,10 +16,7 @@ import WaymarkInput
     /// sequence's samples spread 6° instead of 4°.)
     @Test(.enabled(if: SharedDatasets.has("\(tum)/accelerometer.txt", "\(tum)/depth.txt", "\(tum)/groundtruth.txt")))
     func aTUMRecordingsFramesCarryGravityThatPointsDownInTheWorld() throws {
-        let folder = try #require(SharedDatasets.path(Self.tum))
-        var options = FrameSourceOptions()
-        options.intrinsics = Intrinsics(fx: 525, fy: 525, cx: 320, cy: 240)
-        let source = try RGBDRecordingSource(path: folder, options: options)
+        let source = try RGBDRecordingSourceTests.openExcerpt().source
         #expect(source.info.hasGravity)
         var down: [SIMD3<Double>] = []
         for files in source.frames {

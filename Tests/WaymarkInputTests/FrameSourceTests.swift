@@ -8,6 +8,14 @@ import WaymarkVision
 @Suite struct RGBDRecordingSourceTests {
     static let tum = "tum_fr1_xyz_excerpt"
 
+    /// The TUM excerpt as an RGB-D recording, with the Kinect's default intrinsics.
+    static func openExcerpt() throws -> (folder: String, options: FrameSourceOptions, source: RGBDRecordingSource) {
+        let folder = try #require(SharedDatasets.path(tum))
+        var options = FrameSourceOptions()
+        options.intrinsics = Intrinsics(fx: 525, fy: 525, cx: 320, cy: 240)
+        return (folder, options, try RGBDRecordingSource(path: folder, options: options))
+    }
+
     /// The TUM excerpt (fr1/xyz, 30 Hz colour and depth, 100 Hz motion capture): each frame's
     /// colour image is within 20 ms of its depth image, each colour image used once; the depth
     /// images left out are said so (the two cameras drift apart, so some have no partner: on
@@ -15,10 +23,7 @@ import WaymarkVision
     /// sample nearest to it.
     @Test(.enabled(if: SharedDatasets.has("\(tum)/depth.txt", "\(tum)/rgb.txt", "\(tum)/groundtruth.txt")))
     func aTUMRecordingPairsColourDepthAndPosesByTime() throws {
-        let folder = try #require(SharedDatasets.path(Self.tum))
-        var options = FrameSourceOptions()
-        options.intrinsics = Intrinsics(fx: 525, fy: 525, cx: 320, cy: 240)
-        let source = try RGBDRecordingSource(path: folder, options: options)
+        let (folder, options, source) = try Self.openExcerpt()
         let depthCount = try TextRows.read(folder + "/depth.txt").count
         #expect(source.info.kind == "tum_rgbd" && source.info.hasColor && source.info.hasDepth)
         #expect(source.info.recordedPoses == .groundtruth && source.info.depthScale == 1.0 / 5000)

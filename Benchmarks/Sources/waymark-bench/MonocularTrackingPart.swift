@@ -68,17 +68,17 @@ extension TrackingSuite {
             let truth = source.frames.map(\.cameraToWorld)
             let times = source.frames.map(\.timestamp)
             var runs: [(String, Run)] = [("Waymark", try oursMonocular(try openColor(sequence), sequence))]
-            var metric: PosterSession?
-            var sceneGravity: PosterSession?
-            var byHeight: PosterSession?
+            var metric: MetricSession?
+            var sceneGravity: MetricSession?
+            var byHeight: MetricSession?
             if let posters = sequence.posters {
-                metric = try sessionWithPosters(try openColor(sequence, decodesColor: true), sequence, posters: posters,
+                metric = try metricSession(try openColor(sequence, decodesColor: true), sequence, posters: posters,
                                                 framesCarryGravity: true)
-                sceneGravity = try sessionWithPosters(try openColor(sequence, decodesColor: true), sequence, posters: posters,
+                sceneGravity = try metricSession(try openColor(sequence, decodesColor: true), sequence, posters: posters,
                                                       framesCarryGravity: false)
                 // No poster: the scale from the camera's height, the truth's mean (as a person would know it roughly).
                 let heights = truth.compactMap { $0?.translationVector.y }
-                byHeight = try sessionWithPosters(try openColor(sequence, decodesColor: true), sequence, posters: [],
+                byHeight = try metricSession(try openColor(sequence, decodesColor: true), sequence, posters: [],
                                                   framesCarryGravity: false,
                                                   cameraHeight: heights.reduce(0, +) / Double(heights.count))
             }
@@ -212,7 +212,7 @@ extension TrackingSuite {
         }
     }
 
-    private struct PosterSession {
+    private struct MetricSession {
         var run: Run
         var fixedAt: Int
         var factor: Double
@@ -226,8 +226,8 @@ extension TrackingSuite {
     /// The frames through a session with `posters` as references (with the frames' gravity, or
     /// without it, as a video without motion sensors; with the camera's height, when given): its
     /// poses, and the frame the scale was fixed at with the factor; nil when it never was.
-    private func sessionWithPosters(_ source: ColorSequenceSource, _ sequence: Sequence, posters: [ReferenceImage],
-                                    framesCarryGravity: Bool, cameraHeight: Double? = nil) throws -> PosterSession?
+    private func metricSession(_ source: ColorSequenceSource, _ sequence: Sequence, posters: [ReferenceImage],
+                               framesCarryGravity: Bool, cameraHeight: Double? = nil) throws -> MetricSession?
     {
         var configuration = SessionConfiguration()
         configuration.coaching.goal = .tracking
@@ -252,7 +252,7 @@ extension TrackingSuite {
             run.poses.append(result.cameraToWorld)
             run.ms.append(ms)
         }
-        return fixed.map { PosterSession(run: run, fixedAt: $0.0, factor: $0.1, anchors: session.planes.anchors,
+        return fixed.map { MetricSession(run: run, fixedAt: $0.0, factor: $0.1, anchors: session.planes.anchors,
                                          firstHorizontal: firstHorizontal, down: session.planes.options.down) }
     }
 
