@@ -40,9 +40,14 @@ public struct MonocularTrackingOptions: Sendable {
     public var relocalization = RelocalizationOptions()
     /// After an interruption, find the camera in the map again (on) or start a new map (off).
     public var relocalizes = true
-    /// A map of fewer keyframes than this is started again when tracking is lost: too little
-    /// to come back to (ORB-SLAM resets below 5).
+    /// A map of fewer keyframes than this is started again at an interruption: too little to
+    /// come back to (ORB-SLAM resets below 5).
     public var minimumKeyframesToKeep = 5
+    /// A map the tracker itself loses with fewer keyframes than this is started again rather
+    /// than searched for (ORB-SLAM3 resets below 10): so young a map that cannot follow the
+    /// camera has usually started from the wrong motion, and a new one tracks sooner than the
+    /// view returns to it.
+    public var minimumKeyframesToKeepAfterLoss = 10
 
     public init() {}
 
@@ -144,7 +149,8 @@ public final class MonocularTracker {
     }
 
     private func interrupt(_ cause: TrackingEvent.Cause) -> [TrackingEvent] {
-        guard options.relocalizes, map.keyframes.count >= options.minimumKeyframesToKeep else {
+        let needed = cause == .trackingLost ? options.minimumKeyframesToKeepAfterLoss : options.minimumKeyframesToKeep
+        guard options.relocalizes, map.keyframes.count >= needed else {
             return [.interrupted(cause)] + reset()
         }
         state = .relocalizing
