@@ -13,6 +13,7 @@ extension Session {
         var signals = GuidanceSignals(
             timestamp: frame.timestamp, tracking: tracking?.state, featureCount: measured.cornerCount,
             featureSpread: measured.cornerSpread, brightness: measured.brightness, sharpness: measured.sharpness)
+        signals.directionality = measured.directionality
         signals.tracksFromImagesAlone = isMonocular
         if let step, let motion = measured.motion {
             signals.imageMotion = (motion * motion).sum().squareRoot() / Double(input.width) / step

@@ -123,7 +123,10 @@ public struct Coach: Sendable {
         if s.brightness < o.darkBelow { codes.append((.lowLight, nil)) }
         let fastPose = (s.cameraSpeed ?? 0) > o.maximumSpeed || (s.turnRate ?? 0) > o.maximumTurnRate
         let fastImage = s.cameraSpeed == nil && (s.imageMotion ?? 0) > o.maximumImageMotion
-        if s.tracking == .limited(.excessiveMotion) || fastPose || fastImage { codes.append((.excessiveMotion, nil)) }
+        let smeared = s.directionality > o.maximumDirectionality
+        if s.tracking == .limited(.excessiveMotion) || fastPose || fastImage || smeared {
+            codes.append((.excessiveMotion, nil))
+        }
         if s.tracking == .limited(.insufficientFeatures) || s.featureCount < o.minimumFeatures
             || s.featureSpread < o.minimumSpread
         {

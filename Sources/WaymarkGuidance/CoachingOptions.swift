@@ -19,6 +19,9 @@ public struct CoachingOptions: Sendable {
     public var maximumSpeed = 1.5
     public var maximumTurnRate = 100.0
     public var maximumImageMotion = 1.5
+    /// A view whose detail runs across one direction more than this (0–1) is smeared by
+    /// motion: too fast for the camera's exposure, whatever the poses say.
+    public var maximumDirectionality = 0.6
     /// Seconds without the goal's surface before suggesting more (the HIG's "takes too long"),
     /// and before saying it cannot be found.
     public var surfaceSearchSlowAfter = 10.0

@@ -68,6 +68,9 @@ public struct GuidanceSignals: Sendable {
     public var sharpness: Double
     /// Apparent motion of the whole view since the previous frame, pixels per second.
     public var imageMotion: Double?
+    /// How much of the view's detail runs across one direction, 0–1
+    /// (`FrameMeasurement.directionality`): high when the view is smeared by motion.
+    public var directionality = 0.0
     /// Camera speed (m/s) and turn rate (°/s) from its poses, when known (no speed in a world
     /// of unknown scale).
     public var cameraSpeed: Double?

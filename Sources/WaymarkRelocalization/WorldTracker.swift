@@ -512,8 +512,10 @@ public final class WorldTracker {
             }
         } ?? false
         let fewFeatures = features.count < options.minimumFeatures
+        // A view smeared by a fast turn has few features too; the speed is the cause to tell.
         var quality: TrackingState =
-            fewFeatures ? .limited(.insufficientFeatures) : tooFast || located.failed ? .limited(.excessiveMotion) : .normal
+            tooFast ? .limited(.excessiveMotion)
+            : fewFeatures ? .limited(.insufficientFeatures) : located.failed ? .limited(.excessiveMotion) : .normal
         let share = followReference(located.tracked)
         var keyframePose: RigidTransform?
         if quality == .normal, let depth = frame.depth, share < options.keyframes.trackedShare {

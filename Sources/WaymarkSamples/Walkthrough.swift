@@ -341,10 +341,13 @@ public struct Walkthrough: Sendable {
                 let yaw = start.yaw + (end.yaw - start.yaw) * s + shake(t, 3) * 0.4
                 let pitch = start.pitch + (end.pitch - start.pitch) * s + shake(t, 4) * 0.4
                 let pose = Self.pose(position, yaw: yaw, pitch: pitch)
-                // Motion blur: the exposure sweeps from the previous frame's pose to this one.
+                // Motion blur: the exposure sweeps from the previous frame's pose to this one, in
+                // steps of at most half a degree (4–5 pixels), so the view smears as a real
+                // camera's does rather than showing a few sharp ghosts.
                 var exposure = [pose]
                 if segment == .fast, step > 0, let previous {
-                    exposure = (1...4).map { k in Self.interpolate(previous, pose, Double(k) / 4) }
+                    let shots = max(4, Int((2 * previous.difference(to: pose).rotationDegrees).rounded(.up)))
+                    exposure = (1...shots).map { k in Self.interpolate(previous, pose, Double(k) / Double(shots)) }
                 }
                 frames.append(Frame(
                     index: frames.count, timestamp: t, cameraToWorld: pose,

@@ -55,6 +55,25 @@ import WaymarkGuidance
         }
     }
 
+    /// A fast turn loses a monocular map and blurs the view beyond the phase correlation: no
+    /// pose, no speed, no view motion. The smear's direction still says it is motion, and
+    /// slowing down outranks going back.
+    @Test func aSmearedViewIsCoachedAsMotionWhileTheMapIsLost() throws {
+        var coach = Coach(options: CoachingOptions(goal: .tracking, language: .english))
+        let frames = Self.run(&coach, seconds: 8) { t, s in
+            (s.cameraSpeed, s.turnRate) = (nil, nil)
+            guard t >= 3, t < 4.5 else { return }
+            s.tracking = .limited(.relocalizing)
+            s.sharpness = 40
+            s.directionality = 0.8
+        }
+        let changes = Self.changes(frames)
+        #expect(changes.map(\.code) == [.excessiveMotion, nil])
+        let shown = try #require(changes.first).time
+        #expect(shown >= 3 && shown <= 4, "shown at \(shown) s")
+        #expect(frames.first { $0.time >= 4 }?.update.message?.text == "Try moving your phone slower.")
+    }
+
     @Test func aSingleOddFrameShowsNothing() {
         var coach = Coach(options: CoachingOptions(goal: .tracking, language: .english))
         let frames = Self.run(&coach, seconds: 5) { t, s in if abs(t - 2) < 0.01 { s.featureCount = 10 } }

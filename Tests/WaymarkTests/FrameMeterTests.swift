@@ -1,3 +1,4 @@
+import TestData
 import Testing
 import TestSupport
 import WaymarkVision
@@ -13,11 +14,30 @@ import WaymarkVision
         return Image(width: width, height: height, channels: 1, pixels: out)
     }
 
+    /// `image` smeared along its rows (or columns) as a camera moving that way during the
+    /// exposure smears it: each pixel the mean of the `length` pixels ending at it.
+    static func smeared(_ image: Image, length: Int, alongRows: Bool) -> Image {
+        let (w, h) = (image.width, image.height)
+        let pixels = image.pixels
+        var out = [UInt8](repeating: 0, count: w * h)
+        let (lines, count) = alongRows ? (h, w) : (w, h)
+        for line in 0..<lines {
+            let index = { (k: Int) in alongRows ? line * w + k : k * w + line }
+            var sum = 0
+            for k in 0..<count {
+                sum += Int(pixels[index(k)])
+                if k >= length { sum -= Int(pixels[index(k - length)]) }
+                out[index(k)] = UInt8(sum / min(k + 1, length))
+            }
+        }
+        return Image(width: w, height: h, channels: 1, pixels: out)
+    }
+
     @Test func flatFramesHaveTheirGrayLevelAndNoDetail() {
         let meter = FrameMeter()
         let m = meter.measure(Image(width: 320, height: 240, channels: 1, pixels: [UInt8](repeating: 37, count: 320 * 240)))
         #expect(abs(m.brightness - 37) < 1e-9)
-        #expect(m.sharpness == 0 && m.cornerCount == 0 && m.cornerSpread == 0)
+        #expect(m.sharpness == 0 && m.cornerCount == 0 && m.cornerSpread == 0 && m.directionality == 0)
         #expect(m.motion == nil, "the first frame has no motion")
     }
 
@@ -29,6 +49,32 @@ import WaymarkVision
         #expect(blurred.sharpness < sharp.sharpness / 10, "\(blurred.sharpness) vs \(sharp.sharpness)")
         #expect(blurred.cornerCount < sharp.cornerCount / 4, "\(blurred.cornerCount) vs \(sharp.cornerCount)")
         #expect(abs(blurred.brightness - sharp.brightness) < 2)
+    }
+
+    /// Motion smears a view along one direction and leaves the edges across it; defocus blurs
+    /// every direction alike. Thresholds: `CoachingOptions.maximumDirectionality` (0.6) and the
+    /// 0.5 that real photographs stay under.
+    @Test func aSmearAlongOneDirectionIsDirectionalAndDefocusIsNot() {
+        let texture = syntheticTexture(width: 640, height: 480, seed: 5)
+        let sharp = FrameMeter().measure(texture).directionality
+        let defocused = FrameMeter().measure(texture.blurred(sigma: 4)).directionality
+        let sideways = FrameMeter().measure(Self.smeared(texture, length: 32, alongRows: true)).directionality
+        let upwards = FrameMeter().measure(Self.smeared(texture, length: 32, alongRows: false)).directionality
+        #expect(sharp < 0.5 && defocused < 0.5, "sharp \(sharp), defocused \(defocused)")
+        #expect(sideways > 0.6 && upwards > 0.6, "smeared sideways \(sideways), upwards \(upwards)")
+    }
+
+    /// A real hand-held camera at a walking pace (the TUM fr1/xyz excerpt) is not smeared; the
+    /// same frames smeared by 32 pixels sideways, as a fast turn would, are.
+    @Test(.enabled(if: SharedDatasets.path(BookCoverVideo.folder) != nil))
+    func realFramesAreNotSmearedUntilTheyAre() throws {
+        let video = try #require(try BookCoverVideo())
+        for path in video.framePaths {
+            let frame = try Image(contentsOf: path, gray: true)
+            let normal = FrameMeter().measure(frame).directionality
+            let turned = FrameMeter().measure(Self.smeared(frame, length: 32, alongRows: true)).directionality
+            #expect(normal < 0.5 && turned > 0.6, "\(path): \(normal), smeared \(turned)")
+        }
     }
 
     /// Two windows of one texture, 24 px right and 16 px up of each other: the view moved left

@@ -207,16 +207,19 @@ struct SessionSuite {
         print("Messages over the run (English): "
               + runs(steps).map { "\(format($0.start, 1))–\(format($0.end, 1)) s `\($0.code?.rawValue ?? "none")`" }.joined(separator: ", ")
               + ".\n")
-        print("Signals per segment (medians): brightness, corners (FAST, half size), spread, sharpness, view motion (widths/s):\n")
-        print("| segment | frames | brightness | corners | spread | sharpness | view motion |")
-        print("|---|---|---|---|---|---|---|")
+        print("Signals per segment (medians): brightness, corners (FAST, half size), spread, sharpness, view motion (widths/s), "
+              + "directionality (0–1), and the frames whose directionality says the view is smeared:\n")
+        print("| segment | frames | brightness | corners | spread | sharpness | view motion | directionality | smeared |")
+        print("|---|---|---|---|---|---|---|---|---|")
         for segment in Walkthrough.Segment.allCases {
             let inside = steps.filter { $0.segment == segment }.map(\.signals)
             guard !inside.isEmpty else { continue }
             func median(_ values: [Double]) -> String { values.isEmpty ? "—" : format(Summary(values).median, 1) }
             print("| \(segment.rawValue) | \(inside.count) | \(median(inside.map(\.brightness))) | "
                   + "\(median(inside.map { Double($0.featureCount) })) | \(median(inside.map(\.featureSpread))) | "
-                  + "\(median(inside.map(\.sharpness))) | \(median(inside.compactMap(\.imageMotion))) |")
+                  + "\(median(inside.map(\.sharpness))) | \(median(inside.compactMap(\.imageMotion))) | "
+                  + "\(format(Summary(inside.map(\.directionality)).median, 2)) | "
+                  + "\(inside.count { $0.directionality > CoachingOptions().maximumDirectionality }) |")
         }
         print("")
     }

@@ -105,6 +105,9 @@ typedef struct cs_frame_meter cs_frame_meter;
 typedef struct cs_frame_signals {
     double brightness;      /* mean gray level, 0-255 */
     double sharpness;       /* variance of the Laplacian of the half-size gray frame */
+    double gradient_xx;     /* the half-size frame's mean structure tensor: means of gx*gx, gy*gy, */
+    double gradient_yy;     /* gx*gy over its 3x3 Sobel gradients */
+    double gradient_xy;
     int32_t corner_count;   /* FAST corners (threshold 20) in the half-size frame */
     double corner_spread;   /* fraction of a 4x4 grid over the frame holding at least 3 of them */
     int32_t has_motion;     /* 1 when the previous frame was measured (motion_* are set) */

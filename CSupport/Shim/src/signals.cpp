@@ -1,6 +1,7 @@
 // Per-frame signals for coaching, on a half-size gray copy: brightness, sharpness (variance of
-// the Laplacian), FAST corner count and spread, and the view's shift since the previous frame
-// (phase correlation of 128x96 thumbnails). All buffers live in the meter and are reused.
+// the Laplacian), the mean structure tensor (products of Sobel gradients), FAST corner count and
+// spread, and the view's shift since the previous frame (phase correlation of 128x96
+// thumbnails). All buffers live in the meter and are reused.
 #include "barrier.hpp"
 
 #include <opencv2/features2d.hpp>
@@ -10,7 +11,7 @@
 #include <vector>
 
 struct cs_frame_meter {
-    cv::Mat gray, half, laplacian, small, thumbnail, previous, window;
+    cv::Mat gray, half, laplacian, gradient_x, gradient_y, product, small, thumbnail, previous, window;
     std::vector<cv::KeyPoint> corners;
     bool has_previous = false;
 };
@@ -52,6 +53,14 @@ cs_status cs_frame_meter_measure(cs_frame_meter *meter, const cs_image *image, c
         out->brightness = cv::mean(meter->half)[0];
         cv::Laplacian(meter->half, meter->laplacian, CV_16S);
         out->sharpness = laplacian_variance(meter->laplacian);
+        cv::Sobel(meter->half, meter->gradient_x, CV_32F, 1, 0);
+        cv::Sobel(meter->half, meter->gradient_y, CV_32F, 0, 1);
+        cv::multiply(meter->gradient_x, meter->gradient_x, meter->product);
+        out->gradient_xx = cv::mean(meter->product)[0];
+        cv::multiply(meter->gradient_y, meter->gradient_y, meter->product);
+        out->gradient_yy = cv::mean(meter->product)[0];
+        cv::multiply(meter->gradient_x, meter->gradient_y, meter->product);
+        out->gradient_xy = cv::mean(meter->product)[0];
 
         cv::FAST(meter->half, meter->corners, 20, true);
         int cells[grid * grid] = {};
