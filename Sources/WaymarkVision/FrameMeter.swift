@@ -27,7 +27,9 @@ public final class FrameMeter {
     private let handle: OpaquePointer
     /// Phase-correlation peaks below this give no motion.
     public static let minimumMotionResponse = 0.05
-    /// Below this mean squared gradient a frame is plain or dark: its direction is noise's.
+    /// Below this mean squared gradient a frame is plain or dark, and its one direction may be a
+    /// smooth fall of light across a wall: about twice what sensor noise of 2 gray levels gives
+    /// the half-size frame's Sobel gradients (12σ² per direction after the halving's averaging).
     public static let minimumGradientEnergy = 50.0
 
     public init() {
