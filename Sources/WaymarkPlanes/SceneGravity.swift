@@ -31,17 +31,17 @@ public enum SceneGravity {
                 if (guess * assumed).sum() >= nearAssumed { guesses.append(guess) }
             }
         }
-        let agreement = agreementDegrees * .pi / 180
+        let (level, upright) = (cos(agreementDegrees * .pi / 180), sin(agreementDegrees * .pi / 180))
         func agreeing(_ g: SIMD3<Double>) -> (horizontal: [Int], vertical: [Int]) {
-            let horizontal = normals.indices.filter { abs((normals[$0] * g).sum()) >= cos(agreement) }
-            let vertical = normals.indices.filter { abs((normals[$0] * g).sum()) <= sin(agreement) }
+            let horizontal = normals.indices.filter { abs((normals[$0] * g).sum()) >= level }
+            let vertical = normals.indices.filter { abs((normals[$0] * g).sum()) <= upright }
             return (horizontal, vertical)
         }
-        func support(_ g: SIMD3<Double>) -> Double {
+        let supported = guesses.map { g in
             let (horizontal, vertical) = agreeing(g)
-            return (horizontal + vertical).map { weights[$0] }.reduce(0, +)
+            return (guess: g, support: (horizontal + vertical).map { weights[$0] }.reduce(0, +))
         }
-        guard let best = guesses.max(by: { support($0) < support($1) }) else { return nil }
+        guard let best = supported.max(by: { $0.support < $1.support })?.guess else { return nil }
         let (horizontal, vertical) = agreeing(best)
         let directions = horizontal.isEmpty ? 0 : 1
         guard directions + distinctDirections(vertical.map { normals[$0] }) >= 2 else { return nil }

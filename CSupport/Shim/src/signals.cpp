@@ -11,7 +11,7 @@
 #include <vector>
 
 struct cs_frame_meter {
-    cv::Mat gray, half, laplacian, gradient_x, gradient_y, product, small, thumbnail, previous, window;
+    cv::Mat gray, half, laplacian, gradient_x, gradient_y, small, thumbnail, previous, window;
     std::vector<cv::KeyPoint> corners;
     bool has_previous = false;
 };
@@ -55,12 +55,10 @@ cs_status cs_frame_meter_measure(cs_frame_meter *meter, const cs_image *image, c
         out->sharpness = laplacian_variance(meter->laplacian);
         cv::Sobel(meter->half, meter->gradient_x, CV_32F, 1, 0);
         cv::Sobel(meter->half, meter->gradient_y, CV_32F, 0, 1);
-        cv::multiply(meter->gradient_x, meter->gradient_x, meter->product);
-        out->gradient_xx = cv::mean(meter->product)[0];
-        cv::multiply(meter->gradient_y, meter->gradient_y, meter->product);
-        out->gradient_yy = cv::mean(meter->product)[0];
-        cv::multiply(meter->gradient_x, meter->gradient_y, meter->product);
-        out->gradient_xy = cv::mean(meter->product)[0];
+        const double pixels = double(w) * h;
+        out->gradient_xx = meter->gradient_x.dot(meter->gradient_x) / pixels;
+        out->gradient_yy = meter->gradient_y.dot(meter->gradient_y) / pixels;
+        out->gradient_xy = meter->gradient_x.dot(meter->gradient_y) / pixels;
 
         cv::FAST(meter->half, meter->corners, 20, true);
         int cells[grid * grid] = {};
