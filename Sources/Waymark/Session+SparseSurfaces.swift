@@ -6,7 +6,7 @@ extension Session {
     /// metric (tolerances are in metres) and its gravity known: on frames that added a keyframe,
     /// where the points changed. Nil otherwise.
     func sparseSurfaces(seenFrom pose: RigidTransform?, events: [TrackingEvent]) -> PlaneDetection? {
-        guard !configuration.surfaces.isEmpty, let detector = sparsePlaneDetector, let tracker = tracker as? MonocularTracker,
+        guard let detector = sparseSurfaceDetector, let tracker = tracker as? MonocularTracker,
             tracker.isMetric,
             let pose, events.contains(where: { if case .keyframeAdded = $0 { true } else { false } })
         else { return nil }

@@ -16,9 +16,11 @@ public final class Session {
     let tracker: (any CameraTracker)?
     private let imageTracker: ImageTracker?
     private let planeDetector: PlaneDetector?
-    /// Surfaces among a monocular map's points (`sparseSurfaces`), and its floor for a scale
-    /// from the camera's height.
+    /// Planes among a monocular map's points: its gravity and its floor for a scale from the
+    /// camera's height (`PlaneDetectionOptions.sparse`), and its surfaces once it is metric
+    /// (`.sparseSurfaces`, wider for the points' noise).
     let sparsePlaneDetector: PlaneDetector?
+    let sparseSurfaceDetector: PlaneDetector?
     private var coach: Coach
     let meter = FrameMeter()
     private(set) var registry: AnchorRegistry
@@ -72,11 +74,18 @@ public final class Session {
             tracker = nil
         }
         var planeOptions = configuration.planeMap
-        if tracker is MonocularTracker { planeOptions.establishingObservations = planeOptions.establishingObservationsFromPoints }
+        if tracker is MonocularTracker {
+            planeOptions.establishingObservations = planeOptions.establishingObservationsFromPoints
+            // Not to a gravity estimated from the same planes: 2.8–7.2° off on the walk-through's
+            // scans, it turned anchors that were within 3° away (Benchmarks/RESULTS.md).
+            planeOptions.snapsToGravity = input.hasGravity || !configuration.measuresGravity
+        }
         registry = AnchorRegistry(planeOptions: planeOptions, loaded: configuration.worldMap?.anchors ?? [])
         planeDetector = input.hasDepth && !configuration.surfaces.isEmpty ? try PlaneDetector() : nil
         sparsePlaneDetector = tracker is MonocularTracker && (!configuration.surfaces.isEmpty || configuration.cameraHeight != nil)
             ? try PlaneDetector(options: .sparse) : nil
+        sparseSurfaceDetector = tracker is MonocularTracker && !configuration.surfaces.isEmpty
+            ? try PlaneDetector(options: .sparseSurfaces) : nil
         imageTracker = configuration.references.isEmpty
             ? nil : ImageTracker(references: configuration.references, options: configuration.imageTracking)
         coach = Coach(options: configuration.coaching)

@@ -68,4 +68,16 @@ extension PlaneDetectionOptions {
         options.maximumPlanes = 8
         return options
     }()
+
+    /// The surfaces anchored among a metric monocular map's points (`sparse` looks for the
+    /// scene's gravity and floor): 2 cm + 1.2 % of the squared distance. A triangulated
+    /// depth's error grows with its square: on the walk-through's scan the points spread 7.8 cm
+    /// about the north wall 3–4 m away, and within `sparse`'s tolerance the wall came apart
+    /// into parallel slabs 8–10 cm apart (Benchmarks/RESULTS.md). Not for points cleaner than
+    /// that: with 5 mm noise, clutter within the wider tolerance tilted a table top 4°.
+    public static let sparseSurfaces: PlaneDetectionOptions = {
+        var options = sparse
+        options.tolerance = DistanceTolerance(base: 0.02, perSquareMetre: 0.012)
+        return options
+    }()
 }

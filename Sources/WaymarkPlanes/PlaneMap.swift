@@ -39,6 +39,11 @@ public struct PlaneMapOptions: Sendable, Equatable {
     /// anchored after two sightings each; with 3 every anchor lies within 11 cm of a true
     /// surface (Benchmarks/RESULTS.md).
     public var establishingObservationsFromPoints = 3
+    /// Horizontal anchors perpendicular to gravity and vertical ones parallel to it (as ARKit's
+    /// are), for planes less sure of their direction than of their place: on the walk-through's
+    /// scan, a table top among a monocular map's points came 5.8° off, where the accelerometer's
+    /// gravity is 0.9° off (Benchmarks/RESULTS.md). Only where gravity is measured or given.
+    public var snapsToGravity = false
     /// A plane not yet established is forgotten after this many frames unseen.
     public var candidateLifetime = 15
     /// Gravity in world coordinates (world y up).
@@ -110,7 +115,8 @@ public struct PlaneMap: Sendable {
             }
             survivor.outline += outline
             survivor.surface.inliers = survivor.surface.inliers + moments
-            survivor.observations += 1
+            // Pieces of one surface in one frame are one sighting.
+            if survivor.lastSeen != frame { survivor.observations += 1 }
             survivor.lastSeen = frame
             survivor.viewpoint = camera
             if let refreshed = makeSurface(survivor.surface.inliers, outline: survivor.outline, viewpoint: camera) {
@@ -185,7 +191,8 @@ public struct PlaneMap: Sendable {
 
     private func makeSurface(_ moments: PointMoments, outline: [SIMD3<Double>], viewpoint: SIMD3<Double>) -> DetectedPlane? {
         PlaneOutline.make(inliers: moments, boundaryPoints: outline, down: options.down,
-                          alignmentToleranceDegrees: options.alignmentToleranceDegrees, viewpoint: viewpoint)
+                          alignmentToleranceDegrees: options.alignmentToleranceDegrees, viewpoint: viewpoint,
+                          snapsToGravity: options.snapsToGravity)
     }
 
     /// Same surface: normals agree, each plane passes near the other's centre, outlines meet.

@@ -7,9 +7,13 @@ public enum PlaneOutline {
     /// Nil when the inliers do not define a plane. The normal is turned towards `viewpoint`.
     static func make(
         inliers: PointMoments, boundaryPoints: [SIMD3<Double>], down: SIMD3<Double>, alignmentToleranceDegrees: Double,
-        viewpoint: SIMD3<Double> = .zero
+        viewpoint: SIMD3<Double> = .zero, snapsToGravity: Bool = false
     ) -> DetectedPlane? {
-        guard let plane = inliers.fitPlane()?.plane.facing(viewpoint) else { return nil }
+        guard var plane = inliers.fitPlane()?.plane.facing(viewpoint) else { return nil }
+        let alignment = SurfaceAlignment(normal: plane.normal, down: down, toleranceDegrees: alignmentToleranceDegrees)
+        if snapsToGravity, let snapped = snapped(plane.normal, alignment, down: down) {
+            plane = Plane(normal: snapped, offset: -(snapped * inliers.centroid).sum())
+        }
         let n = plane.normal
         let seed: SIMD3<Double> = abs(n.x) < 0.9 ? SIMD3(1, 0, 0) : SIMD3(0, 1, 0)
         let u0 = normalize(cross(seed, n))
@@ -33,8 +37,19 @@ public enum PlaneOutline {
         return DetectedPlane(
             plane: plane, inlierCount: Int(inliers.count), center: center, axisU: axisU, axisV: axisV, extent: size,
             boundary: boundary,
-            alignment: SurfaceAlignment(normal: n, down: down, toleranceDegrees: alignmentToleranceDegrees),
-            inliers: inliers)
+            alignment: alignment, inliers: inliers)
+    }
+
+    /// A horizontal plane's normal made parallel to gravity and a vertical one's perpendicular
+    /// to it (nil for other planes), as ARKit's plane anchors are: through the inliers' centroid,
+    /// the plane keeps its place and loses the tilt its points' noise gave it.
+    private static func snapped(_ normal: SIMD3<Double>, _ alignment: SurfaceAlignment, down: SIMD3<Double>) -> SIMD3<Double>? {
+        switch alignment {
+        case .horizontalUp: -down
+        case .horizontalDown: down
+        case .vertical: normalize(normal - (normal * down).sum() * down)
+        case .other: nil
+        }
     }
 
     /// Andrew's monotone chain; counter-clockwise, no repeated first point.

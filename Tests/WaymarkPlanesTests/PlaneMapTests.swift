@@ -58,3 +58,84 @@ import WaymarkVision
         #expect(((after.plane.normal - normal) * (after.plane.normal - normal)).sum().squareRoot() < 1e-9)
     }
 }
+
+/// Anchors snapped to gravity (`PlaneMapOptions.snapsToGravity`), on exact planes of points.
+@Suite struct PlaneSnappingTests {
+    /// Camera coordinates: y points down, the camera at the origin.
+    static let down = SIMD3<Double>(0, 1, 0)
+
+    /// A 2.1 m square of points 10 cm apart, centred on `centre`, across the unit `normal`: the
+    /// square in z = 0 turned so that +z becomes `normal`.
+    static func square(centre: SIMD3<Double>, normal: SIMD3<Double>) -> [SIMD3<Float>] {
+        let axis = SIMD3<Double>(-normal.y, normal.x, 0)  // +z × normal
+        let length = (axis * axis).sum().squareRoot()
+        let degrees = atan2(length, normal.z) * 180 / .pi
+        return (-10...10).flatMap { i in
+            (-10...10).map { j in
+                let p = SIMD3<Double>(0.1 * Double(i), 0.1 * Double(j), 0)
+                return SIMD3<Float>(centre + (length < 1e-12 ? p : turned(p, degrees, about: axis)))
+            }
+        }
+    }
+
+    /// `vector` turned by `degrees` about `axis`.
+    static func turned(_ vector: SIMD3<Double>, _ degrees: Double, about axis: SIMD3<Double>) -> SIMD3<Double> {
+        let r = RigidTransform(rotation: RigidTransform.rotation(rotationVector: unit(axis) * degrees * .pi / 180),
+                               translation: [0, 0, 0])
+        return r.applyRotation(vector)
+    }
+
+    /// The anchor made from the plane's points seen in three frames.
+    static func anchor(centre: SIMD3<Double>, normal: SIMD3<Double>, snaps: Bool) throws -> DetectedPlane {
+        var options = PlaneMapOptions()
+        options.down = down
+        options.snapsToGravity = snaps
+        var map = PlaneMap(options: options)
+        var identifiers = AnchorIdentifiers()
+        let detection = try PlaneDetector(options: .sparse).detect(in: PointCloud(points: square(centre: centre, normal: normal)),
+                                                                  down: down)
+        for _ in 0..<3 { _ = map.integrate(detection, cameraToWorld: .identity, identifiers: &identifiers) }
+        return try #require(map.anchors.first).surface
+    }
+
+    static func unit(_ v: SIMD3<Double>) -> SIMD3<Double> { v / (v * v).sum().squareRoot() }
+
+    static func degrees(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double {
+        acos(min(1, (unit(a) * unit(b)).sum())) * 180 / .pi
+    }
+
+    /// A floor 1.5 m below tilted 4° becomes exactly level (to 1e-6°), through the same centre;
+    /// without snapping it stays 4° off.
+    @Test func aTiltedFloorIsLevelledThroughItsCentre() throws {
+        let centre = SIMD3<Double>(0, 1.5, 3)
+        let normal = Self.turned(-Self.down, 4, about: SIMD3(1, 0, 0))
+        let snapped = try Self.anchor(centre: centre, normal: normal, snaps: true)
+        #expect(snapped.alignment == .horizontalUp)
+        #expect(Self.degrees(snapped.plane.normal, -Self.down) < 1e-6)
+        #expect(abs(snapped.plane.signedDistance(to: centre)) < 1e-6)
+        let kept = try Self.anchor(centre: centre, normal: normal, snaps: false)
+        #expect(abs(Self.degrees(kept.plane.normal, -Self.down) - 4) < 1e-3)
+    }
+
+    /// A wall 3 m ahead, turned 20° about gravity and leaning 4°, stands upright (its normal
+    /// perpendicular to gravity to 1e-9) and keeps its 20° turn and its centre.
+    @Test func aLeaningWallStandsUprightAndKeepsItsTurn() throws {
+        let centre = SIMD3<Double>(0, 0, 3)
+        let upright = Self.turned(SIMD3(0, 0, -1), 20, about: Self.down)
+        let leaning = Self.turned(upright, 4, about: SIMD3(-upright.z, 0, upright.x))  // upright × down
+        let snapped = try Self.anchor(centre: centre, normal: leaning, snaps: true)
+        #expect(snapped.alignment == .vertical)
+        #expect(abs((snapped.plane.normal * Self.down).sum()) < 1e-9)
+        #expect(Self.degrees(snapped.plane.normal, upright) < 1e-6)
+        #expect(abs(snapped.plane.signedDistance(to: centre)) < 1e-6)
+    }
+
+    /// A ramp 30° from level is neither horizontal nor vertical and keeps its own normal.
+    @Test func aRampKeepsItsSlope() throws {
+        let centre = SIMD3<Double>(0, 1.5, 3)
+        let normal = Self.turned(-Self.down, 30, about: SIMD3(1, 0, 0))
+        let snapped = try Self.anchor(centre: centre, normal: normal, snaps: true)
+        #expect(snapped.alignment == .other)
+        #expect(Self.degrees(snapped.plane.normal, normal) < 1e-6)
+    }
+}
