@@ -22,7 +22,8 @@ struct TrackingSuite {
         var folder: String
         var intrinsics: Intrinsics
         var depthScale: Double
-        /// Development (tuned on: the synthetic sequences) or validation (only measured: TUM).
+        /// Development (tuned on: the synthetic sequences) or validation (only measured: TUM, and the
+        /// monocular part's walk-through scan with another seed).
         var split: String
         /// Reference images of known width in view (the walk-through's posters), for a metric run,
         /// and the surfaces it should find (name and plane, in the truth's world).
