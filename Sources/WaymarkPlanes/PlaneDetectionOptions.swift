@@ -55,10 +55,11 @@ public struct PlaneDetectionOptions: Sendable, Equatable {
 }
 
 extension PlaneDetectionOptions {
-    /// Surfaces among a monocular map's points: a few hundred triangulated corners, far apart
-    /// on a plain floor, each placed to a centimetre or two. A plane needs 60 of them (and 5 %
-    /// of the points), within 1 cm + 0.25 % of the squared distance of it, linked by steps under
-    /// 40 cm.
+    /// Planes among a monocular map's points for its gravity (`SceneGravity`) and for the floor
+    /// under the camera: a few hundred triangulated corners, far apart on a plain floor. A plane
+    /// needs 60 of them (and 5 % of the points), within 1 cm + 0.25 % of the squared distance of
+    /// it (in the map's unit until its scale is known), linked by steps under 40 cm. Its surfaces
+    /// use the wider `sparseSurfaces`.
     public static let sparse: PlaneDetectionOptions = {
         var options = PlaneDetectionOptions()
         options.tolerance = DistanceTolerance(base: 0.01, perSquareMetre: 0.0025)
