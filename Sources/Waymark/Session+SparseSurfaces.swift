@@ -16,9 +16,18 @@ extension Session {
         let members = [newest] + map.covisible(with: newest).prefix(configuration.monocularTracking.localMap.neighbours).map(\.keyframe)
         var detection = detector.detect(in: PointCloud(points: points(of: members, in: map, seenFrom: pose)),
                                         down: pose.applyInverseRotation(planes.options.down))
-        detection.planes.removeAll { !configuration.surfaces.includes($0.alignment) }
+        detection.planes.removeAll {
+            !configuration.surfaces.includes($0.alignment) || $0.viewingAngleDegrees < Self.minimumViewingAngleDegrees
+        }
         return detection
     }
+
+    /// A plane seen more edge-on than this from the camera is not taken for a surface: every
+    /// point at the camera's height lies on the level plane through it. On the coaching
+    /// walk-through, whose camera keeps its height, the walls' points at eye level made a
+    /// 5.8 × 4 m horizontal anchor facing down that matched no surface; this rule removed it
+    /// (Benchmarks/RESULTS.md). A floor 1.4 m below seen out to 6 m is at 13°.
+    static let minimumViewingAngleDegrees = 5.0
 
     /// Whether the world's gravity is known, after trying to estimate it from the scene where it
     /// is awaited: the planes among all the map's points, the camera taken as held upright

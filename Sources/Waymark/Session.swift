@@ -76,6 +76,7 @@ public final class Session {
         var planeOptions = configuration.planeMap
         if tracker is MonocularTracker {
             planeOptions.establishingObservations = planeOptions.establishingObservationsFromPoints
+            planeOptions.maximumOffset = planeOptions.maximumOffsetFromPoints
             // Not to a gravity estimated from the same planes: 2.8–7.2° off on the walk-through's
             // scans, it turned anchors that were within 3° away (Benchmarks/RESULTS.md).
             planeOptions.snapsToGravity = input.hasGravity || !configuration.measuresGravity

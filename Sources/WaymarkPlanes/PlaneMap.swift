@@ -39,6 +39,10 @@ public struct PlaneMapOptions: Sendable, Equatable {
     /// anchored after two sightings each (then each piece of a frame counted as one); with 3
     /// every anchor lay within 11 cm of a true surface (Benchmarks/RESULTS.md).
     public var establishingObservationsFromPoints = 3
+    /// `maximumOffset` for planes found among a monocular map's points, whose search allows
+    /// 17 cm at 3.5 m (`PlaneDetectionOptions.sparseSurfaces`): on the walk-through's scans a
+    /// piece of the north wall 11–16 cm in front of it stayed an anchor of its own.
+    public var maximumOffsetFromPoints = 0.2
     /// Horizontal anchors perpendicular to gravity and vertical ones parallel to it (as ARKit's
     /// are), for planes less sure of their direction than of their place: on the walk-through's
     /// scan, a table top among a monocular map's points came 3.3° off unsnapped, 0.9° snapped

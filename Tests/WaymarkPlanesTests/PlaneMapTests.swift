@@ -139,3 +139,26 @@ import WaymarkVision
         #expect(Self.degrees(snapped.plane.normal, normal) < 1e-6)
     }
 }
+
+/// How edge-on the sensor sees a plane (`DetectedPlane.viewingAngleDegrees`), on exact planes of
+/// points (`PlaneSnappingTests.square`: 441 points, mean squared distance from the square's
+/// centre 0.7333… m²).
+@Suite struct PlaneViewingAngleTests {
+    static func detected(centre: SIMD3<Double>, normal: SIMD3<Double>) throws -> DetectedPlane {
+        let points = PlaneSnappingTests.square(centre: centre, normal: normal)
+        return try #require(try PlaneDetector(options: .sparseSurfaces).detect(in: PointCloud(points: points)).planes.first)
+    }
+
+    /// asin(offset / root-mean-square distance), to 1e-6°, for a wall 3 m ahead seen face-on
+    /// (74.06°) and a floor 1.4 m below centred 3 m ahead (24.2°); a level plane 2 cm below the
+    /// camera, as the points of every wall at eye level make one, under 1°.
+    @Test func aPlaneThroughTheSensorIsSeenEdgeOn() throws {
+        let spread = 2 * 7.7 / 21  // mean squared distance from the square's centre: 7.7 / 21 along each side
+        let wall = try Self.detected(centre: SIMD3(0, 0, 3), normal: SIMD3(0, 0, -1))
+        #expect(abs(wall.viewingAngleDegrees - asin(3 / (9 + spread).squareRoot()) * 180 / .pi) < 1e-6)
+        let floor = try Self.detected(centre: SIMD3(0, 1.4, 3), normal: SIMD3(0, -1, 0))
+        #expect(abs(floor.viewingAngleDegrees - asin(1.4 / (1.96 + 9 + spread).squareRoot()) * 180 / .pi) < 1e-6)
+        let eyeLevel = try Self.detected(centre: SIMD3(0, 0.02, 3), normal: SIMD3(0, -1, 0))
+        #expect(eyeLevel.viewingAngleDegrees < 1)
+    }
+}
