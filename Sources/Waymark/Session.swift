@@ -16,10 +16,11 @@ public final class Session {
     let tracker: (any CameraTracker)?
     private let imageTracker: ImageTracker?
     private let planeDetector: PlaneDetector?
-    /// Planes among a monocular map's points: its gravity and its floor for a scale from the
-    /// camera's height (`PlaneDetectionOptions.sparse`), and its surfaces once it is metric
-    /// (`.sparseSurfaces`, wider for the points' noise).
+    /// Planes among a monocular map's points for its gravity and for its floor, to take the
+    /// scale from the camera's height (`PlaneDetectionOptions.sparse`).
     let sparsePlaneDetector: PlaneDetector?
+    /// Its surfaces, once it is metric (`PlaneDetectionOptions.sparseSurfaces`, wider for the
+    /// points' noise).
     let sparseSurfaceDetector: PlaneDetector?
     private var coach: Coach
     let meter = FrameMeter()
