@@ -74,8 +74,9 @@ extension PlaneDetectionOptions {
     /// scene's gravity and floor): 2 cm + 1.2 % of the squared distance. A triangulated
     /// depth's error grows with its square: on the walk-through's scan the points spread 7.8 cm
     /// about the north wall 3–4 m away, and within `sparse`'s tolerance the wall came apart
-    /// into parallel slabs 8–10 cm apart (Benchmarks/RESULTS.md). Not for points cleaner than
-    /// that: with 5 mm noise, clutter within the wider tolerance tilted a table top 4°.
+    /// into parallel slabs up to 10 cm off, each an anchor (Benchmarks/RESULTS.md). Not for
+    /// points cleaner than that: with 5 mm noise, clutter within the wider tolerance tilted a
+    /// table top 4°.
     public static let sparseSurfaces: PlaneDetectionOptions = {
         var options = sparse
         options.tolerance = DistanceTolerance(base: 0.02, perSquareMetre: 0.012)
