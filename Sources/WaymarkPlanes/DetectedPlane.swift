@@ -70,8 +70,7 @@ public struct DetectedPlane: Sendable {
     /// Degrees between the plane and the sensor's (the origin's) line of sight to its inliers,
     /// at their root-mean-square distance: 90 face-on, 0 for a plane through the sensor.
     public var viewingAngleDegrees: Double {
-        let meanSquare = (inliers.products.0 + inliers.products.3 + inliers.products.5) / inliers.count
-        return asin(min(1, abs(plane.offset) / meanSquare.squareRoot())) * 180 / .pi
+        asin(min(1, abs(plane.offset) / inliers.meanSquaredNorm.squareRoot())) * 180 / .pi
     }
 }
 

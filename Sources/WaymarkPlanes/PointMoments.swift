@@ -101,6 +101,9 @@ struct PointMoments: Sendable {
         return (plane, max(0, values.x))
     }
 
+    /// Mean squared distance of the points from the origin.
+    var meanSquaredNorm: Double { (products.0 + products.3 + products.5) / count }
+
     /// Mean squared distance of the points to `plane`.
     func meanSquaredDistance(to plane: Plane) -> Double {
         let shift = plane.signedDistance(to: centroid)
