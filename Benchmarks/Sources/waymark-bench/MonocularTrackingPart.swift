@@ -38,6 +38,7 @@ extension TrackingSuite {
             var written = try colorOnly(write(walk.along(scan), name: "monocular walk-through scan"))
             written.surfaces = walk.surfaces.map { ($0.name, $0.plane) }
             written.normalFrames = scan.map { _ in true }
+            written.earliestStart = walk.along(scan).earliestTwoViewStart()
             written.posters = try walk.posters.map {
                 try ReferenceImage(entry: ReferenceEntry(name: $0.name, path: $0.imagePath, physicalWidth: $0.physicalWidth))
             }
@@ -49,6 +50,7 @@ extension TrackingSuite {
             validation.split = "validation"
             validation.surfaces = other.surfaces.map { ($0.name, $0.plane) }
             validation.normalFrames = otherScan.map { _ in true }
+            validation.earliestStart = other.along(otherScan).earliestTwoViewStart()
             validation.posters = try other.posters.map {
                 try ReferenceImage(entry: ReferenceEntry(name: $0.name, path: $0.imagePath, physicalWidth: $0.physicalWidth))
             }
@@ -56,6 +58,7 @@ extension TrackingSuite {
             let coaching = try Walkthrough(posterFolder: posters, width: 640, height: 480, framesPerSecond: 30, script: .coaching)
             var troubled = try colorOnly(write(coaching, name: "monocular coaching walk-through"))
             troubled.normalFrames = coaching.frames.map { [.scan, .returnView].contains($0.segment) }
+            troubled.earliestStart = coaching.earliestTwoViewStart()
             (troubled.posters, troubled.surfaces) = (written.posters, written.surfaces)
             sequences.append(troubled)
         }
@@ -114,8 +117,13 @@ extension TrackingSuite {
                 if let normal = sequence.normalFrames {
                     let inNormal = normal.indices.filter { normal[$0] }
                     let posedThere = inNormal.filter { run.poses[$0] != nil }.count
+                    let start = sequence.earliestStart ?? 0
+                    let startable = inNormal.filter { $0 >= start }
+                    let posedStartable = startable.filter { run.poses[$0] != nil }.count
                     normalLines.append("| \(sequence.name) | \(tracker) | \(posedThere)/\(inNormal.count) | "
-                                       + "\(format(100 * Double(posedThere) / Double(inNormal.count), 1)) |")
+                                       + "\(format(100 * Double(posedThere) / Double(inNormal.count), 1)) | "
+                                       + "\(sequence.earliestStart.map(String.init) ?? "") | \(posedStartable)/\(startable.count) | "
+                                       + "\(format(100 * Double(posedStartable) / Double(max(1, startable.count)), 1)) |")
                     figures.record("\(name).posed_share_in_normal_segments", Double(posedThere) / Double(inNormal.count))
                 }
             }
@@ -149,8 +157,13 @@ extension TrackingSuite {
         }
         print()
         printTable("Frames with a pose in the stretches without scripted trouble (the scan and the return to the map; "
-                   + "not the darkness, the shaking, the plain wall or the views after the interruption):",
-                   columns: ["sequence", "tracker", "frames with a pose", "%"], rows: normalLines)
+                   + "not the darkness, the shaking, the plain wall or the views after the interruption); and the same "
+                   + "from the earliest frame a two-view start could use: the first whose rays to what the first frame "
+                   + "sees (its rendered depth) meet the first frame's at a median of 1° (ORB-SLAM's rule, "
+                   + "`TwoViewInitializationOptions.minimumParallaxDegrees`). The walk-through's legs start from rest, "
+                   + "so the camera has moved a few centimetres by then:",
+                   columns: ["sequence", "tracker", "frames with a pose", "%", "earliest two-view start (frame)",
+                             "frames with a pose from it", "%"], rows: normalLines)
         printTable("The same frames through a `Session` with the walk-through's four posters as references (their physical "
                    + "widths known): the world becomes metric when five frames have measured a poster's plane against the "
                    + "map points on it (`scale_fixed`); or without posters, by the camera's height above the floor (the "
@@ -332,5 +345,34 @@ extension TrackingSuite {
             length += (d * d).sum().squareRoot()
         }
         return length
+    }
+}
+
+extension Walkthrough {
+    /// The first frame (its position in `frames`) whose rays to what the first frame sees
+    /// (every 8th pixel of its rendered depth) meet the first frame's at a median of `degrees`
+    /// or more: no two-view start that asks that much parallax can come sooner. Nil if none does.
+    func earliestTwoViewStart(degrees: Double = TwoViewInitializationOptions().minimumParallaxDegrees) -> Int? {
+        guard let first = frames.first else { return nil }
+        let depth = render(first, color: false).depth
+        let k = intrinsics
+        var seen: [SIMD3<Double>] = []
+        for y in stride(from: 0, to: height, by: 8) {
+            for x in stride(from: 0, to: width, by: 8) where depth[y * width + x] > 0 {
+                let z = Double(depth[y * width + x])
+                seen.append(first.cameraToWorld.apply(SIMD3((Double(x) - k.cx) / k.fx * z, (Double(y) - k.cy) / k.fy * z, z)))
+            }
+        }
+        guard !seen.isEmpty else { return nil }
+        let origin = first.cameraToWorld.translationVector
+        for (position, frame) in frames.enumerated().dropFirst() {
+            let centre = frame.cameraToWorld.translationVector
+            let angles = seen.map { point -> Double in
+                let (a, b) = (point - origin, point - centre)
+                return acos(max(-1, min(1, (a * b).sum() / ((a * a).sum() * (b * b).sum()).squareRoot()))) * 180 / .pi
+            }.sorted()
+            if angles[angles.count / 2] >= degrees { return position }
+        }
+        return nil
     }
 }

@@ -31,6 +31,8 @@ struct TrackingSuite {
         var surfaces: [(name: String, plane: Plane)] = []
         /// Per frame, whether it is in a stretch without scripted trouble, where tracking is expected.
         var normalFrames: [Bool]? = nil
+        /// The first frame a two-view start could use (`Walkthrough.earliestTwoViewStart`).
+        var earliestStart: Int? = nil
     }
 
     /// One tracker's run over a sequence.

@@ -7,7 +7,7 @@ let usage = """
     Usage: waymark-bench SUITE [--python PATH] [--part NAME]... [--no-baseline] [--json FILE]
            waymark-bench check RUN.json... [--thresholds FILE]
            waymark-bench sample-video --output DIR
-           waymark-bench walkthrough --output DIR [--seed N] [--size WxH] [--fps N]
+           waymark-bench walkthrough --output DIR [--seed N] [--size WxH] [--fps N] [--script standard|coaching|table-top]
 
     Suites: detection (parts: oxford, posters, many, following, library, startup); planes (needs `make bench-setup` for
     Open3D; --python defaults to .build/bench-python/bin/python there); relocalization (parts: walkthrough,
@@ -145,9 +145,13 @@ case "walkthrough":
     guard let seed = UInt64(option("--seed") ?? "1"), let fps = Double(option("--fps") ?? "30"), fps > 0 else {
         fail("--seed must be a whole number and --fps a positive number", 64)
     }
+    guard let script = Walkthrough.Script(rawValue: option("--script") ?? "standard") else {
+        fail("--script must be standard, coaching or table-top", 64)
+    }
     do {
         let walkthrough = try Walkthrough(
-            posterFolder: try SampleVideo.sourceFolder(), width: size[0], height: size[1], framesPerSecond: fps, seed: seed)
+            posterFolder: try SampleVideo.sourceFolder(), width: size[0], height: size[1], framesPerSecond: fps, seed: seed,
+            script: script)
         try WalkthroughWriter.write(walkthrough, to: URL(fileURLWithPath: output))
     } catch { fail("\(error)", 73) }
 case "check":
