@@ -35,10 +35,11 @@ extension TrackingSuite {
         if let posters = Walkthrough.installedPosterFolder() {
             let walk = try Walkthrough(posterFolder: posters, width: 640, height: 480, framesPerSecond: 30)
             let scan = walk.frames.prefix { $0.segment == .scan }.map(\.cameraToWorld)
-            var written = try colorOnly(write(walk.along(scan), name: "monocular walk-through scan"))
+            let scanned = walk.along(scan)
+            var written = try colorOnly(write(scanned, name: "monocular walk-through scan"))
             written.surfaces = walk.surfaces.map { ($0.name, $0.plane) }
             written.normalFrames = scan.map { _ in true }
-            written.earliestStart = walk.along(scan).earliestTwoViewStart()
+            written.earliestStart = scanned.earliestTwoViewStart()
             written.posters = try walk.posters.map {
                 try ReferenceImage(entry: ReferenceEntry(name: $0.name, path: $0.imagePath, physicalWidth: $0.physicalWidth))
             }
@@ -46,11 +47,12 @@ extension TrackingSuite {
             // The same room and path with other textures and another shake: measured, not tuned on.
             let other = try Walkthrough(posterFolder: posters, width: 640, height: 480, framesPerSecond: 30, seed: 2)
             let otherScan = other.frames.prefix { $0.segment == .scan }.map(\.cameraToWorld)
-            var validation = try colorOnly(write(other.along(otherScan), name: "monocular walk-through scan, seed 2"))
+            let otherScanned = other.along(otherScan)
+            var validation = try colorOnly(write(otherScanned, name: "monocular walk-through scan, seed 2"))
             validation.split = "validation"
             validation.surfaces = other.surfaces.map { ($0.name, $0.plane) }
             validation.normalFrames = otherScan.map { _ in true }
-            validation.earliestStart = other.along(otherScan).earliestTwoViewStart()
+            validation.earliestStart = otherScanned.earliestTwoViewStart()
             validation.posters = try other.posters.map {
                 try ReferenceImage(entry: ReferenceEntry(name: $0.name, path: $0.imagePath, physicalWidth: $0.physicalWidth))
             }
