@@ -357,12 +357,11 @@ extension Walkthrough {
     func earliestTwoViewStart(degrees: Double = TwoViewInitializationOptions().minimumParallaxDegrees) -> Int? {
         guard let first = frames.first else { return nil }
         let depth = render(first, color: false).depth
-        let k = intrinsics
         var seen: [SIMD3<Double>] = []
         for y in stride(from: 0, to: height, by: 8) {
             for x in stride(from: 0, to: width, by: 8) where depth[y * width + x] > 0 {
-                let z = Double(depth[y * width + x])
-                seen.append(first.cameraToWorld.apply(SIMD3((Double(x) - k.cx) / k.fx * z, (Double(y) - k.cy) / k.fy * z, z)))
+                let pixel = Point2(Double(x), Double(y))
+                seen.append(first.cameraToWorld.apply(intrinsics.backproject(pixel, depth: Double(depth[y * width + x]))))
             }
         }
         guard !seen.isEmpty else { return nil }
