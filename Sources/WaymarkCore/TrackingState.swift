@@ -75,14 +75,22 @@ public enum TrackingEvent: Equatable, Sendable {
 
 /// A loop closed: keyframe `keyframe` found again at keyframe `matched`, made long before.
 public struct LoopClosure: Equatable, Sendable {
-    /// A keyframe's camera centre before the correction, and its correction (applied on the
-    /// world's side: corrected = correction · before).
+    /// A keyframe's camera centre before the correction, its correction (applied on the
+    /// world's side: corrected = correction · before) and, for a map from a single camera,
+    /// how much lengths around it grow (1 where depth measured them).
     public struct KeyframeCorrection: Equatable, Sendable {
         public var centre: SIMD3<Double>
         public var correction: RigidTransform
+        public var scale: Double
 
-        public init(centre: SIMD3<Double>, correction: RigidTransform) {
-            (self.centre, self.correction) = (centre, correction)
+        public init(centre: SIMD3<Double>, correction: RigidTransform, scale: Double = 1) {
+            (self.centre, self.correction, self.scale) = (centre, correction, scale)
+        }
+
+        /// Where a point the keyframe placed goes: its offset from the camera grown by `scale`,
+        /// then moved by `correction`.
+        public func apply(_ point: SIMD3<Double>) -> SIMD3<Double> {
+            correction.apply(centre + scale * (point - centre))
         }
     }
 
@@ -106,10 +114,17 @@ public struct LoopClosure: Equatable, Sendable {
         (corrections.last?.correction ?? .identity).difference(to: .identity)
     }
 
+    /// How far lengths grew at the keyframe: 1 but for a single camera's map, whose scale drifts.
+    public var scaleCorrection: Double { corrections.last?.scale ?? 1 }
+
     /// How something in the world at `position` (before the correction) moves: with the
-    /// keyframe whose camera was nearest it.
+    /// keyframe whose camera was nearest it, turned as that keyframe turns and taken where that
+    /// keyframe's correction takes its position (its own size is kept).
     public func correction(near position: SIMD3<Double>) -> RigidTransform {
         func distance(_ c: SIMD3<Double>) -> Double { ((c - position) * (c - position)).sum() }
-        return corrections.min { distance($0.centre) < distance($1.centre) }?.correction ?? .identity
+        guard let nearest = corrections.min(by: { distance($0.centre) < distance($1.centre) }) else { return .identity }
+        guard nearest.scale != 1 else { return nearest.correction }
+        let shift = nearest.apply(position) - nearest.correction.applyRotation(position)
+        return RigidTransform(rotation: nearest.correction.rotation, translation: [shift.x, shift.y, shift.z])
     }
 }

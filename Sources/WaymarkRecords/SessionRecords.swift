@@ -36,10 +36,13 @@ public struct TrackingEventRecord: Codable, Sendable {
     /// relocalized on an image anchor: its id.
     public var anchor: Int?
     /// loop_closed: the earlier keyframe the place was found at, the drift corrected (metres
-    /// and degrees) and how many of the keyframe's points were joined to the place's.
+    /// and degrees; from a single camera also the scale, how many times longer the place
+    /// measured lengths there, absent where depth measured them) and how many of the
+    /// keyframe's points were joined to the place's.
     public var matched: Int?
     public var correctionMetres: Double?
     public var correctionDegrees: Double?
+    public var scaleCorrection: Double?
     public var joinedPoints: Int?
     /// scale_fixed: what every length of the world was multiplied by, and the reference image
     /// of known width it was measured on.
@@ -59,6 +62,7 @@ public struct TrackingEventRecord: Codable, Sendable {
         case .loopClosed(let loop):
             (self.event, keyframe, matched, inliers, joinedPoints) = ("loop_closed", loop.keyframe, loop.matched, loop.inliers, loop.joinedPoints)
             (correctionMetres, correctionDegrees) = loop.correction
+            scaleCorrection = loop.scaleCorrection == 1 ? nil : loop.scaleCorrection
         }
     }
 }

@@ -38,6 +38,9 @@ public struct MonocularTrackingOptions: Sendable {
         return options
     }()
     public var relocalization = RelocalizationOptions()
+    /// When set, a keyframe that shows a place mapped long before closes the loop: the path
+    /// since, and its scale, are corrected (off by default, as for depth).
+    public var loopClosure: LoopClosureOptions?
     /// After an interruption, find the camera in the map again (on) or start a new map (off).
     public var relocalizes = true
     /// A map of fewer keyframes than this is started again at an interruption: too little to
@@ -88,6 +91,7 @@ public final class MonocularTracker {
     private var reference: Int?
     private var localMap: LocalMap?
     private var relocalizer: Relocalizer?
+    private var loopPlaces = LoopPlaces()
     private var trackedShare = TrackedShare()
     /// By keyframe id: every feature of the keyframe's image, those without a point too, which
     /// new points are triangulated from.
@@ -119,6 +123,7 @@ public final class MonocularTracker {
         reference = nil
         localMap = nil
         relocalizer = nil
+        loopPlaces.forget()
         trackedShare = TrackedShare()
         imageFeatures = [:]
         lastFrame = nil
@@ -275,8 +280,12 @@ public final class MonocularTracker {
         {
             pose = keyframePose
         }
-        state = .tracking(lastPose: pose, velocity: source == .relocalization ? nil : last.inverse * pose, failures: 0)
-        lastFrame = (features, tracked)
+        // A loop's correction moves the world under the camera; it is not the camera's motion, and
+        // the points tracked before it are no longer where they were.
+        let closedLoop = events.contains { if case .loopClosed = $0 { true } else { false } }
+        state = .tracking(lastPose: pose, velocity: source == .relocalization ? nil : last.inverse * (closedLoop ? found : pose),
+                          failures: 0)
+        lastFrame = closedLoop ? nil : (features, tracked)
         let mapping: MappingStatus =
             quality != .normal ? .limited : lastKeyframeTime.map { frame.timestamp - $0 < 1 } ?? false ? .extending : .mapped
         return update(quality, mapping, pose: pose, source: source, tracked: tracked.count, events: events,
@@ -358,10 +367,24 @@ public final class MonocularTracker {
             trackedShare.forget(keyframe: removed)
             imageFeatures[removed] = nil
         }
-        reference = nil
         let now = map.index(ofKeyframe: id)!
+        if let closure = closeLoop(at: now, features: features) { events.append(.loopClosed(closure)) }
+        reference = nil
         setReference(now)
         return map.keyframes[now].cameraToWorld
+    }
+
+    /// When keyframe `index` (the newest) shows a place mapped long before (`LoopPlaces`): the
+    /// path since that place is corrected, its scale with it, and the keyframe's points joined
+    /// to the place's.
+    private func closeLoop(at index: Int, features: FeatureSet) -> LoopClosure? {
+        guard let policy = options.loopClosure,
+            let place = loopPlaces.find(index, in: map, features: features, depth: nil, intrinsics: intrinsics, policy: policy,
+                                        localMap: options.localMap,
+                                        makeIndex: { Relocalizer(map: map, options: options.relocalization) })
+        else { return nil }
+        relocalizer = nil
+        return loopPlaces.close(place, in: &map, localMap: options.localMap)
     }
 
     // MARK: Scale
@@ -409,6 +432,7 @@ public final class MonocularTracker {
         }
         lastFrame = lastFrame.map { ($0.features, $0.tracked.map { ($0.feature, $0.point * factor) }) }
         relocalizer = nil
+        loopPlaces.forget()
         let kept = reference
         reference = nil
         localMap = nil

@@ -157,9 +157,7 @@ public final class WorldTracker {
     private var vocabulary: (words: Vocabulary, keyframes: Int)?
     /// How much the map grows before its index trains a new vocabulary.
     public static let vocabularyGrowth = 1.5
-    /// The places a loop can return to: the map's index as it was when last made (see
-    /// `LoopClosureOptions.reindexGrowth`).
-    private var loopPlaces: Relocalizer?
+    private var loopPlaces = LoopPlaces()
     /// The keyframe (index) the camera shares most tracked points with, and the points around
     /// it; rebuilt when it changes or the map grows.
     private var reference: Int?
@@ -197,7 +195,7 @@ public final class WorldTracker {
             map = WorldMap()
             relocalizer = nil
             vocabulary = nil
-            loopPlaces = nil
+            loopPlaces.forget()
             reference = nil
             localMap = nil
             lastKeyframeTime = nil
@@ -570,7 +568,7 @@ public final class WorldTracker {
         lastKeyframeTime = frame.timestamp
         events.append(.keyframeAdded(keyframe.id))
         let added = cullRedundantNeighbours(of: index, events: &events)
-        if frame.recordedPose == nil, let closure = closeLoop(at: added, features: features, depth: depth, frame: frame) {
+        if frame.recordedPose == nil, let closure = closeLoop(at: added, features: features, depth: depth) {
             events.append(.loopClosed(closure))
         }
         // The new keyframe holds what the next frames see best; its neighbours come with it.
@@ -579,34 +577,14 @@ public final class WorldTracker {
         return map.keyframes[added].cameraToWorld
     }
 
-    /// When keyframe `index` (the newest) shows a place mapped long before, found as a
-    /// relocalization is (and as surely verified) among keyframes neither recent nor sharing
-    /// points with it: the path since that place is corrected and the keyframe's points joined
-    /// to the place's.
-    private func closeLoop(at index: Int, features: FeatureSet, depth: [Float], frame: TrackingFrame) -> LoopClosure? {
-        guard let policy = options.loopClosure, let places = loopPlaces(policy) else { return nil }
-        let keyframe = map.keyframes[index]
-        let present = Set(map.keyframes.map(\.id))
-        let excluded = Set(map.covisible(with: index).map { map.keyframes[$0.keyframe].id } + map.keyframes.suffix(policy.recentKeyframes).map(\.id))
-        let found = places.relocalize(features: features, width: frame.gray.width, height: frame.gray.height, depth: depth,
-                                      intrinsics: intrinsics, admitting: { present.contains($0) && !excluded.contains($0) })
-        guard let pose = found.cameraToWorld, let matchedID = found.keyframe, let matched = map.index(ofKeyframe: matchedID)
+    /// When keyframe `index` (the newest) shows a place mapped long before (`LoopPlaces`): the
+    /// path since that place is corrected and the keyframe's points joined to the place's.
+    private func closeLoop(at index: Int, features: FeatureSet, depth: [Float]) -> LoopClosure? {
+        guard let policy = options.loopClosure,
+            let place = loopPlaces.find(index, in: map, features: features, depth: depth, intrinsics: intrinsics, policy: policy,
+                                        localMap: options.localMap, makeIndex: makeIndex)
         else { return nil }
-        let corrections = map.spreadCorrection(of: index, to: pose, after: matched)
-        let joined = map.joinPoints(of: index, toPlaceOf: matched, options: options.localMap)
-        // The index holds positions from before the correction.
-        loopPlaces = nil
-        return LoopClosure(keyframe: keyframe.id, matched: matchedID, inliers: found.inliers, corrections: corrections,
-                           joinedPoints: joined)
-    }
-
-    /// The index of the places a loop can return to, made anew when the map has grown enough.
-    private func loopPlaces(_ policy: LoopClosureOptions) -> Relocalizer? {
-        let count = map.keyframes.count
-        guard count >= policy.minimumKeyframes else { return nil }
-        if let places = loopPlaces, Double(count) < policy.reindexGrowth * Double(places.map.keyframes.count) { return places }
-        loopPlaces = makeIndex()
-        return loopPlaces
+        return loopPlaces.close(place, in: &map, localMap: options.localMap)
     }
 
     /// The map's index for relocalization, remade after the map changed.

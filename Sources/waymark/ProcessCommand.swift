@@ -95,9 +95,10 @@ enum ProcessCommand: Command {
                               else estimated from the map's planes (off by default: on our
                               walk-through one in seven was within 3° and 3 cm of a true surface;
                               Benchmarks/RESULTS.md)
-          --loop-closure      SEQUENCE without recorded poses: when the camera comes back to a
+          --loop-closure      input without recorded poses: when the camera comes back to a
                               place mapped long before, correct the path since and the anchors
-                              ("loop_closed" and "moved" in the records). Off by default: our
+                              ("loop_closed" and "moved" in the records; from a single camera
+                              the path's scale too, "scaleCorrection"). Off by default: our
                               sequences leave it nothing to correct, and re-indexing the map for
                               it costs a frame ~150 ms (docs/ARCHITECTURE.md)
           --goal GOAL         what coaching works towards (done once reached): tracking (default
@@ -122,7 +123,7 @@ enum ProcessCommand: Command {
     ]
     /// Of those, the ones a VIDEO tracked from its images alone (its camera known) can use too.
     static let monocularOptions: Set<String> = [
-        "--trajectory", "--interrupt", "--save-map", "--load-map", "--surfaces", "--place",
+        "--trajectory", "--interrupt", "--save-map", "--load-map", "--surfaces", "--place", "--loop-closure",
     ]
 
     static func run(_ arguments: Arguments) throws(WaymarkError) -> ExitCode {

@@ -37,7 +37,10 @@ enum SessionSetup {
             }
             configuration.tracking.relocalizationTimeout = seconds
         }
-        if arguments.flag("--loop-closure") { configuration.tracking.loopClosure = LoopClosureOptions() }
+        if arguments.flag("--loop-closure") {
+            configuration.tracking.loopClosure = LoopClosureOptions()
+            configuration.monocularTracking.loopClosure = LoopClosureOptions()
+        }
         if arguments.flag("--surfaces") { configuration.surfaces = .all }
         configuration.cameraHeight = try arguments.value("--scale-from").map(parseScaleSource)
         if let gravity = try arguments.value("--gravity") {
