@@ -311,8 +311,17 @@ extension TrackingSuite {
     }
 
     private func oursMonocular(_ source: ColorSequenceSource, _ sequence: Sequence) throws -> Run {
-        let tracker = MonocularTracker(intrinsics: sequence.intrinsics)
+        try trackMonocular(source, sequence, options: MonocularTrackingOptions()).run
+    }
+
+    /// `source`'s frames tracked from their images alone (its depth, if any, unused): the
+    /// poses, the loops closed (frame time) and the map's keyframes at the end.
+    func trackMonocular(_ source: some FrameSource, _ sequence: Sequence, options: MonocularTrackingOptions) throws
+        -> (run: Run, closures: [(time: Double, loop: LoopClosure)], keyframes: [Keyframe])
+    {
+        let tracker = MonocularTracker(intrinsics: sequence.intrinsics, options: options)
         var run = Run(poses: [], ms: [])
+        var closures: [(time: Double, loop: LoopClosure)] = []
         while let frame = try source.next() {
             guard let gray = frame.gray else {
                 throw BenchError("\(sequence.name), frame \(frame.index): \(frame.error?.message ?? "no image")")
@@ -320,9 +329,10 @@ extension TrackingSuite {
             let (update, ms) = milliseconds { tracker.track(TrackingFrame(timestamp: frame.timestamp, gray: gray, depth: nil)) }
             run.poses.append(update.cameraToWorld)
             run.ms.append(ms)
+            for case .loopClosed(let loop) in update.events { closures.append((frame.timestamp, loop)) }
         }
         run.keyframes = tracker.map.keyframes.count
-        return run
+        return (run, closures, tracker.map.keyframes)
     }
 
     private func monocularTask(_ sequences: [Sequence], _ sources: [ColorSequenceSource]) -> [String: Any] {
