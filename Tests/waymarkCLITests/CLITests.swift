@@ -255,15 +255,17 @@ struct CLI {
     /// intrinsics: tracked from the images, the scale said to be unknown (gravity from its
     /// accelerometer.txt where the folder has it, else, with surfaces asked for, to be
     /// estimated from the scene), a pose on the frames
-    /// after the map starts and in the trajectory and map files; without the camera the same
+    /// after the map starts and in the trajectory and map files, loop closure allowed; without the camera the same
     /// folder is refused tracking options.
     @Test(.enabled(if: SharedDatasets.has("tum_fr1_xyz_excerpt")))
     func aColourSequenceWithItsCameraIsTrackedFromItsImages() throws {
         let scratch = try Scratch()
         let excerpt = try #require(SharedDatasets.path("tum_fr1_xyz_excerpt"))
         let folder = try scratch.folder("colour", linking: ["rgb.txt", "rgb", "accelerometer.txt"], in: excerpt)
+        // Loop closure is taken too (it was refused without depth before).
         let result = try CLI.run(["process", folder, "--intrinsics", "517.3,516.5,318.6,255.3", "--output", scratch.path("out.jsonl"),
-                                  "--trajectory", scratch.path("trajectory.txt"), "--save-map", scratch.path("map.waymap"), "--quiet"])
+                                  "--trajectory", scratch.path("trajectory.txt"), "--save-map", scratch.path("map.waymap"),
+                                  "--loop-closure", "--quiet"])
         #expect(result.status == 0, "\(result.stderr)")
         let output = try CLI.processOutput(scratch.path("out.jsonl"))
         #expect(output.header.source.poses == "monocular" && output.header.source.scale == "unknown")
