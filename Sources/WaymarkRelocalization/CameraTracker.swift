@@ -39,12 +39,4 @@ extension MonocularTracker: CameraTracker {
     public func track(_ frame: TrackingFrame, features: FeatureSet, prealigned: Prealignment?) -> TrackingUpdate {
         track(frame, features: features)
     }
-
-    /// A reference image's pose is metric and the map's scale is its own until something fixes
-    /// it: the map alone brings the camera back.
-    public func adopt(_ cameraToWorld: RigidTransform, for frame: TrackingFrame, anchor: Int, replacing update: TrackingUpdate)
-        -> TrackingUpdate?
-    {
-        nil
-    }
 }

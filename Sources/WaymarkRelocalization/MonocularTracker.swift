@@ -318,6 +318,29 @@ public final class MonocularTracker {
                       features: features)
     }
 
+    /// Ends a relocalization with a pose found another way: a reference image seen in `frame`,
+    /// whose world pose anchor `anchor` holds. Only in a metric map (the image's pose is in
+    /// metres, an unscaled map's in its own unit), and only where a keyframe sees the view:
+    /// the image's pose is coarser than the map's, and tracking against that keyframe's points
+    /// (searched wide, as after a stop) refines it from the next frame on. Nil otherwise.
+    public func adopt(_ cameraToWorld: RigidTransform, for frame: TrackingFrame, anchor: Int, replacing update: TrackingUpdate)
+        -> TrackingUpdate?
+    {
+        guard isRelocalizing, isMetric,
+            let index = map.keyframeSeeingMost(from: cameraToWorld.inverse, intrinsics: intrinsics, width: frame.gray.width,
+                                               height: frame.gray.height)
+        else { return nil }
+        setReference(index)
+        state = .tracking(lastPose: cameraToWorld, velocity: nil, failures: 0)
+        var adopted = update
+        adopted.state = .normal
+        adopted.mapping = .mapped
+        adopted.cameraToWorld = cameraToWorld
+        adopted.poseSource = .imageAnchor
+        adopted.events.append(.relocalizedOnAnchor(anchor))
+        return adopted
+    }
+
     private func setReference(_ index: Int) {
         guard index != reference || localMap == nil else { return }
         reference = index

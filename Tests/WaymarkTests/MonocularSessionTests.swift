@@ -139,4 +139,48 @@ import Waymark
         print("scale fixed by the camera's height at frame \(fixed): alignment scale \(scale)")
         #expect(abs(scale - 1) < 0.15)
     }
+
+    /// A metric map from a single camera comes back on a poster as a depth map does: the walk
+    /// above, its map's own relocalization refused (so that only the poster can bring it back),
+    /// interrupted after frame 59 once graf1 is an image anchor; frame 62, which sees graf1, is
+    /// relocalized on it, its pose within 5 cm and 2° of where the camera truly moved from the
+    /// last pose before the gap (1.0 cm and 0.3° when written), and the frames after it are
+    /// tracked against the map again.
+    @Test(.enabled(if: Walkthrough.debianPosterFolder != nil)) func aPosterBringsAMetricMapBack() throws {
+        let walk = try Self.walk(try #require(Walkthrough.debianPosterFolder))
+        var configuration = SessionConfiguration()
+        configuration.coaching.goal = .tracking
+        configuration.monocularTracking.relocalization.minimumInliers = .max
+        for poster in walk.posters {
+            configuration.references.append(try ReferenceImage(entry: ReferenceEntry(
+                name: poster.name, path: poster.imagePath, physicalWidth: poster.physicalWidth)))
+        }
+        let session = try Session(configuration: configuration, input: SessionInput(
+            width: walk.width, height: walk.height, hasDepth: false, intrinsics: walk.intrinsics, hasGravity: false))
+        func process(_ frame: Walkthrough.Frame) -> FrameResult {
+            session.process(SessionFrame(timestamp: frame.timestamp, image: Image(
+                width: walk.width, height: walk.height, channels: 3, pixels: walk.render(frame).color!)))
+        }
+        var anchored = false
+        var before: RigidTransform?
+        for frame in walk.frames.prefix(60) {
+            let result = process(frame)
+            anchored = anchored || result.anchorEvents.contains { if case .added(let a) = $0 { a.kind == .image } else { false } }
+            before = result.cameraToWorld
+        }
+        #expect(anchored, "no image anchor by frame 59")
+        let lastPose = try #require(before, "no pose at frame 59")
+        _ = session.pause()
+        let back = process(walk.frames[62])
+        let events = back.tracking?.events ?? []
+        #expect(events.contains { if case .relocalizedOnAnchor = $0 { true } else { false } }, "\(events)")
+        let pose = try #require(back.cameraToWorld, "frame 62 has no pose")
+        let moved = walk.frames[59].cameraToWorld.inverse * walk.frames[62].cameraToWorld
+        let error = pose.difference(to: lastPose * moved)
+        print("relocalized on the poster: \(error)")
+        #expect(error.translation < 0.05 && error.rotationDegrees < 2)
+        let after = walk.frames[63..<70].map { process($0) }
+        #expect(after.allSatisfy { $0.cameraToWorld != nil && $0.tracking?.poseSource == .localMap },
+                "\(after.map { $0.tracking?.poseSource.map { "\($0)" } ?? "none" })")
+    }
 }
