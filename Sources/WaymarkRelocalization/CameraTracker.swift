@@ -40,3 +40,16 @@ extension MonocularTracker: CameraTracker {
         track(frame, features: features)
     }
 }
+
+extension TrackingUpdate {
+    /// This frame's update with the camera back at `cameraToWorld`, found on image anchor `anchor`.
+    func relocalized(at cameraToWorld: RigidTransform, onAnchor anchor: Int) -> TrackingUpdate {
+        var adopted = self
+        adopted.state = .normal
+        adopted.mapping = .mapped
+        adopted.cameraToWorld = cameraToWorld
+        adopted.poseSource = .imageAnchor
+        adopted.events.append(.relocalizedOnAnchor(anchor))
+        return adopted
+    }
+}

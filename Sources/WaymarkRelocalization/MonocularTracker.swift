@@ -332,13 +332,7 @@ public final class MonocularTracker {
         else { return nil }
         setReference(index)
         state = .tracking(lastPose: cameraToWorld, velocity: nil, failures: 0)
-        var adopted = update
-        adopted.state = .normal
-        adopted.mapping = .mapped
-        adopted.cameraToWorld = cameraToWorld
-        adopted.poseSource = .imageAnchor
-        adopted.events.append(.relocalizedOnAnchor(anchor))
-        return adopted
+        return update.relocalized(at: cameraToWorld, onAnchor: anchor)
     }
 
     private func setReference(_ index: Int) {

@@ -325,13 +325,7 @@ public final class WorldTracker {
         resume(at: cameraToWorld, frame, reference: map.keyframeSeeingMost(
             from: cameraToWorld.inverse, intrinsics: intrinsics, width: frame.gray.width, height: frame.gray.height),
             coarse: true)
-        var adopted = update
-        adopted.state = .normal
-        adopted.mapping = .mapped
-        adopted.cameraToWorld = cameraToWorld
-        adopted.poseSource = .imageAnchor
-        adopted.events.append(.relocalizedOnAnchor(anchor))
-        return adopted
+        return update.relocalized(at: cameraToWorld, onAnchor: anchor)
     }
 
     /// Tracking goes on from `pose`, in the map's world; `reference` (a keyframe index): the
