@@ -31,15 +31,25 @@ extension Session {
 
     /// Whether the world's gravity is known, after trying to estimate it from the scene where it
     /// is awaited: the planes among all the map's points, the camera taken as held upright
-    /// (`SceneGravity`), adopted when the planes agree on one.
+    /// (`SceneGravity`), adopted when the planes agree on one in a map of
+    /// `sceneGravityKeyframes` keyframes or more.
     func ensureGravity(seenFrom pose: RigidTransform) -> Bool {
-        guard !knowsGravity, let detector = sparsePlaneDetector, let map = tracker?.map else { return knowsGravity }
+        guard !knowsGravity, let detector = sparsePlaneDetector, let map = tracker?.map,
+            map.keyframes.count >= Self.sceneGravityKeyframes
+        else { return knowsGravity }
         let upright = SIMD3<Double>(0, 1, 0)
         let planes = detector.detect(in: PointCloud(points: points(of: Array(map.keyframes.indices), in: map, seenFrom: pose)),
                                      down: upright).planes
         if let down = SceneGravity.estimate(from: planes, assumed: upright) { adoptSceneGravity(pose.applyRotation(down)) }
         return knowsGravity
     }
+
+    /// A young map's planes are too few and too noisy to tell gravity by: estimated at every
+    /// keyframe on the walk-through's scan (Benchmarks/RESULTS.md), gravity was 2.5–3.7° off
+    /// from maps of 5–7 keyframes (6.8° on another seed's), where the scene's gravity was
+    /// adopted, and mostly within 1–2° from 10 on. ORB-SLAM3 waits for 10 keyframes before it
+    /// initializes its inertial gravity.
+    static let sceneGravityKeyframes = 10
 
     /// The points of `keyframes`, each once, in the coordinates of the camera at `pose`.
     func points(of keyframes: [Int], in map: WorldMap, seenFrom pose: RigidTransform) -> [SIMD3<Float>] {
