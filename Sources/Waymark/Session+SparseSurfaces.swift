@@ -45,10 +45,11 @@ extension Session {
     }
 
     /// A young map's planes are too few and too noisy to tell gravity by: estimated at every
-    /// keyframe on the walk-through's scan (Benchmarks/RESULTS.md), gravity was 2.5–3.7° off
-    /// from maps of 5–7 keyframes (6.8° on another seed's), where the scene's gravity was
-    /// adopted, and mostly within 1–2° from 10 on. ORB-SLAM3 waits for 10 keyframes before it
-    /// initializes its inertial gravity.
+    /// keyframe of the walk-through's scans (Benchmarks/RESULTS.md), gravity was 1.8–7.4° off
+    /// (once 38°) from maps of 5–7 keyframes, where the scene's gravity used to be adopted,
+    /// 0.3–3.9° from 10 to 16 keyframes and within 1.3° from 20 on. ORB-SLAM3 waits for 10
+    /// keyframes before it initializes its inertial gravity; 20 would delay the first surfaces
+    /// further.
     static let sceneGravityKeyframes = 10
 
     /// The points of `keyframes`, each once, in the coordinates of the camera at `pose`.
