@@ -96,22 +96,29 @@ extension WorldMap {
             own.apply(from).z > 0 && place.apply(to).z > 0
         }
         guard !pairs.isEmpty else { return nil }
+        let depths = pairs.map { place.apply($0.to).z }
         // The keyframe's points as the place sees them: offsets from the camera grown by the scale,
-        // then carried by the relocalized pose.
+        // then carried by the relocalized pose. A similarity as `alignPoints` gives it:
+        // x ↦ scale · R x + t.
         let scale = withScale ? {
-            let ratios = pairs.map { place.apply($0.to).z / own.apply($0.from).z }.sorted()
+            let ratios = pairs.indices.map { depths[$0] / own.apply(pairs[$0].from).z }.sorted()
             return ratios[ratios.count / 2]
         }() : 1
-        var similarity = Similarity(rotation: Similarity.rotation(of: cameraToWorld * own), translation: .zero, scale: scale)
-        similarity.translation = cameraToWorld.translationVector - similarity.apply(keyframe.cameraCentre)
+        let turn = cameraToWorld * own
+        let shift = cameraToWorld.translationVector - scale * turn.applyRotation(keyframe.cameraCentre)
+        var similarity = (transform: RigidTransform(rotation: turn.rotation, translation: [shift.x, shift.y, shift.z]),
+                          scale: scale)
+        func apply(_ x: SIMD3<Double>) -> SIMD3<Double> {
+            similarity.scale * similarity.transform.applyRotation(x) + similarity.transform.translationVector
+        }
         // Each pair's distance after the similarity, as a share of its depth from the place's camera.
-        func misfits(_ s: Similarity) -> [Double] {
-            pairs.map { from, to in
-                let d = s.apply(from) - to
-                return (d * d).sum().squareRoot() / place.apply(to).z
+        func misfits() -> [Double] {
+            pairs.indices.map { k in
+                let d = apply(pairs[k].from) - pairs[k].to
+                return (d * d).sum().squareRoot() / depths[k]
             }
         }
-        let firstMisfit = misfits(similarity)
+        let firstMisfit = misfits()
         let agreeingAtFirst = pairs.indices.filter { firstMisfit[$0] <= tolerance }
         var inliers = agreeingAtFirst
         // Refitted thrice, each time to the pairs within three times the inliers' median misfit
@@ -121,18 +128,17 @@ extension WorldMap {
             guard let fitted = try? alignPoints(inliers.map { pairs[$0].from }, onto: inliers.map { pairs[$0].to },
                                                 withScale: withScale)
             else { break }
-            similarity = Similarity(rotation: Similarity.rotation(of: fitted.transform),
-                                    translation: fitted.transform.translationVector, scale: fitted.scale)
-            let misfit = misfits(similarity)
+            similarity = fitted
+            let misfit = misfits()
             let median = inliers.map { misfit[$0] }.sorted()[inliers.count / 2]
             inliers = pairs.indices.filter { misfit[$0] <= min(tolerance, 3 * median) }
         }
-        let depths = inliers.map { place.apply(pairs[$0].to).z }.sorted()
-        let centre = similarity.apply(keyframe.cameraCentre)
-        var pose = (similarity.rotation * keyframe.cameraToWorld).orthonormalized
+        let kept = inliers.map { depths[$0] }.sorted()
+        let centre = apply(keyframe.cameraCentre)
+        var pose = (similarity.transform * keyframe.cameraToWorld).orthonormalized
         pose.translation = [centre.x, centre.y, centre.z]
         return PlaceAlignment(cameraToWorld: pose, scale: similarity.scale, agreeing: agreeingAtFirst.count, matched: pairs.count,
-                              medianDepth: depths.isEmpty ? 0 : depths[depths.count / 2])
+                              medianDepth: kept.isEmpty ? 0 : kept[kept.count / 2])
     }
 
     /// Keyframe `current`'s points and the points around keyframe `matched` its features match
@@ -172,20 +178,6 @@ public struct PlaceAlignment: Equatable, Sendable {
     public var agreeing: Int
     public var matched: Int
     public var medianDepth: Double
-}
-
-/// x ↦ scale · rotation · x + translation.
-private struct Similarity {
-    /// A rigid transform without translation.
-    var rotation: RigidTransform
-    var translation: SIMD3<Double>
-    var scale: Double
-
-    static func rotation(of transform: RigidTransform) -> RigidTransform {
-        RigidTransform(rotation: transform.rotation, translation: [0, 0, 0])
-    }
-
-    func apply(_ x: SIMD3<Double>) -> SIMD3<Double> { scale * rotation.applyRotation(x) + translation }
 }
 
 /// When tracking looks for a loop: after each keyframe, among keyframes neither recent nor
