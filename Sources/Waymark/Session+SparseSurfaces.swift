@@ -16,30 +16,24 @@ extension Session {
         let members = [newest] + map.covisible(with: newest).prefix(configuration.monocularTracking.localMap.neighbours).map(\.keyframe)
         var detection = detector.detect(in: PointCloud(points: points(of: members, in: map, seenFrom: pose)),
                                         down: pose.applyInverseRotation(planes.options.down))
-        detection.planes.removeAll {
-            !configuration.surfaces.includes($0.alignment) || $0.viewingAngleDegrees < Self.minimumViewingAngleDegrees
-        }
+        detection.planes.removeAll { !configuration.surfaces.includes($0.alignment) || $0.isSeenEdgeOn }
         return detection
     }
-
-    /// A plane seen more edge-on than this from the camera is not taken for a surface: every
-    /// point at the camera's height lies on the level plane through it. On the coaching
-    /// walk-through, whose camera keeps its height, the walls' points at eye level made a
-    /// 5.8 × 4 m horizontal anchor facing down that matched no surface; this rule removed it
-    /// (Benchmarks/RESULTS.md). A floor 1.4 m below seen out to 6 m is at 13°.
-    static let minimumViewingAngleDegrees = 5.0
 
     /// Whether the world's gravity is known, after trying to estimate it from the scene where it
     /// is awaited: the planes among all the map's points, the camera taken as held upright
     /// (`SceneGravity`), adopted when the planes agree on one in a map of
-    /// `sceneGravityKeyframes` keyframes or more.
+    /// `sceneGravityKeyframes` keyframes or more. Only the points two keyframes or more still
+    /// hold: a point whose other keyframe was culled has no second view to pin its depth, and
+    /// without the others the scene's gravity came 0.4° nearer the truth on seed 2's scan and 2.5° on
+    /// the coaching walk-through, the same on the scan (Benchmarks/RESULTS.md).
     func ensureGravity(seenFrom pose: RigidTransform) -> Bool {
         guard !knowsGravity, let detector = sparsePlaneDetector, let map = tracker?.map,
             map.keyframes.count >= Self.sceneGravityKeyframes
         else { return knowsGravity }
         let upright = SIMD3<Double>(0, 1, 0)
-        let planes = detector.detect(in: PointCloud(points: points(of: Array(map.keyframes.indices), in: map, seenFrom: pose)),
-                                     down: upright).planes
+        let held = points(of: Array(map.keyframes.indices), in: map, seenFrom: pose, heldBy: 2)
+        let planes = detector.detect(in: PointCloud(points: held), down: upright).planes
         if let down = SceneGravity.estimate(from: planes, assumed: upright) { adoptSceneGravity(pose.applyRotation(down)) }
         return knowsGravity
     }
@@ -52,12 +46,13 @@ extension Session {
     /// further.
     static let sceneGravityKeyframes = 10
 
-    /// The points of `keyframes`, each once, in the coordinates of the camera at `pose`.
-    func points(of keyframes: [Int], in map: WorldMap, seenFrom pose: RigidTransform) -> [SIMD3<Float>] {
+    /// The points of `keyframes` that `holders` keyframes or more hold, each once, in the
+    /// coordinates of the camera at `pose`.
+    func points(of keyframes: [Int], in map: WorldMap, seenFrom pose: RigidTransform, heldBy holders: Int = 1) -> [SIMD3<Float>] {
         var seen = Set<SIMD3<Double>>()
         var points: [SIMD3<Float>] = []
         for k in keyframes {
-            for point in map.keyframes[k].points where seen.insert(point).inserted {
+            for point in map.keyframes[k].points where seen.insert(point).inserted && map.holders(of: point).count >= holders {
                 points.append(SIMD3<Float>(pose.applyInverse(point)))
             }
         }

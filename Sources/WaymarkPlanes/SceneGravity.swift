@@ -14,8 +14,10 @@ public enum SceneGravity {
     public static let agreementDegrees = 5.0
 
     /// Gravity (unit, on the side of `assumed`) from `planes` (their normals and inlier counts,
-    /// in the frame of `assumed`); nil when no two non-parallel planes agree on one.
+    /// in the frame of `assumed`, the camera's); nil when no two non-parallel planes agree on
+    /// one. Planes the camera sees edge-on are passed over (`DetectedPlane.isSeenEdgeOn`).
     public static func estimate(from planes: [DetectedPlane], assumed: SIMD3<Double>) -> SIMD3<Double>? {
+        let planes = planes.filter { !$0.isSeenEdgeOn }
         let assumed = normalize(assumed)
         let normals = planes.map { normalize($0.plane.normal) }
         let weights = planes.map { Double($0.inlierCount) }

@@ -48,6 +48,26 @@ import WaymarkPlanes
         #expect(SceneGravity.estimate(from: try Self.planes(Self.room(surfaces: ["north"])), assumed: SIMD3(0, 1, 0)) == nil)
     }
 
+    /// Points on a plane through the camera 8° from level (a map's eye-level points, as on the
+    /// coaching walk-through, whose camera keeps its height), more of them than on both walls:
+    /// seen edge-on, the plane is passed over and the walls give gravity within 1°, where the
+    /// plane's own normal is more than 7° from it.
+    @Test func aPlaneThroughTheCameraIsNoFloor() throws {
+        var generator = SeededGenerator(seed: 3)
+        let tilt = tan(8 * Double.pi / 180)
+        let eyeLevel = (0..<1000).map { _ in
+            let (x, z) = (Double.random(in: -1.5...1.5, using: &generator), Double.random(in: 1...4, using: &generator))
+            return SIMD3<Float>(Self.camera.applyInverse(SIMD3(x, tilt * z, z)))
+        }
+        let planes = try Self.planes(Self.room(surfaces: ["north", "west"]) + eyeLevel)
+        let throughCamera = try #require(planes.first { $0.isSeenEdgeOn }, "the eye-level plane was not detected")
+        #expect(throughCamera.inlierCount > planes.filter { !$0.isSeenEdgeOn }.map(\.inlierCount).reduce(0, +))
+        let down = try #require(SceneGravity.estimate(from: planes, assumed: SIMD3(0, 1, 0)))
+        #expect(Self.degrees(down, Self.trueDown) < 1, "\(Self.degrees(down, Self.trueDown))°")
+        let levelByIt = Self.degrees(throughCamera.plane.normal, Self.trueDown)
+        #expect(min(levelByIt, 180 - levelByIt) > 7)
+    }
+
     static func degrees(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double {
         acos(min(1, max(-1, (a * b).sum() / ((a * a).sum() * (b * b).sum()).squareRoot()))) * 180 / .pi
     }
