@@ -23,17 +23,14 @@ extension Session {
     /// Whether the world's gravity is known, after trying to estimate it from the scene where it
     /// is awaited: the planes among all the map's points, the camera taken as held upright
     /// (`SceneGravity`), adopted when the planes agree on one in a map of
-    /// `sceneGravityKeyframes` keyframes or more. Only the points two keyframes or more still
-    /// hold: a point whose other keyframe was culled has no second view to pin its depth, and
-    /// without the others the scene's gravity came 0.4° nearer the truth on seed 2's scan and 2.5° on
-    /// the coaching walk-through, the same on the scan (Benchmarks/RESULTS.md).
+    /// `sceneGravityKeyframes` keyframes or more.
     func ensureGravity(seenFrom pose: RigidTransform) -> Bool {
         guard !knowsGravity, let detector = sparsePlaneDetector, let map = tracker?.map,
             map.keyframes.count >= Self.sceneGravityKeyframes
         else { return knowsGravity }
         let upright = SIMD3<Double>(0, 1, 0)
-        let held = points(of: Array(map.keyframes.indices), in: map, seenFrom: pose, heldBy: 2)
-        let planes = detector.detect(in: PointCloud(points: held), down: upright).planes
+        let planes = detector.detect(in: PointCloud(points: points(of: Array(map.keyframes.indices), in: map, seenFrom: pose)),
+                                     down: upright).planes
         if let down = SceneGravity.estimate(from: planes, assumed: upright) { adoptSceneGravity(pose.applyRotation(down)) }
         return knowsGravity
     }
@@ -46,13 +43,24 @@ extension Session {
     /// further.
     static let sceneGravityKeyframes = 10
 
-    /// The points of `keyframes` that `holders` keyframes or more hold, each once, in the
-    /// coordinates of the camera at `pose`.
-    func points(of keyframes: [Int], in map: WorldMap, seenFrom pose: RigidTransform, heldBy holders: Int = 1) -> [SIMD3<Float>] {
+    /// Surfaces, the scene's gravity and the floor under the camera come from the points whose
+    /// rays from the keyframes that hold them meet at this many degrees or more. A point placed
+    /// to a pixel (f ≈ 525) by rays meeting at θ has a depth error of about z / (f·θ): 3.6 % at
+    /// 3°, 11 cm at 3 m, as wide as the sparse surfaces' tolerance there (2 cm + 1.2 %·z²); at
+    /// the 1.15° a point needs to be made, three times as wide. A point one keyframe alone holds
+    /// (its other view culled) has none. With 3° every anchor on both scans came within 3° and
+    /// 3 cm and seed 2's stray piece of wall went, but the west wall (6–11 cm off before) is no
+    /// longer found; 2° kept strays, 4° found the first floor 1–12 s later (Benchmarks/RESULTS.md).
+    static let minimumParallaxDegrees = 3.0
+
+    /// The points of `keyframes` whose depth their views pin down (`minimumParallaxDegrees`),
+    /// each once, in the coordinates of the camera at `pose`.
+    func points(of keyframes: [Int], in map: WorldMap, seenFrom pose: RigidTransform) -> [SIMD3<Float>] {
         var seen = Set<SIMD3<Double>>()
         var points: [SIMD3<Float>] = []
         for k in keyframes {
-            for point in map.keyframes[k].points where seen.insert(point).inserted && map.holders(of: point).count >= holders {
+            for point in map.keyframes[k].points
+            where seen.insert(point).inserted && map.parallaxDegrees(of: point) >= Self.minimumParallaxDegrees {
                 points.append(SIMD3<Float>(pose.applyInverse(point)))
             }
         }

@@ -1,3 +1,4 @@
+import Foundation
 import WaymarkCore
 import WaymarkVision
 
@@ -114,6 +115,20 @@ public struct WorldMap {
 
     /// The keyframes (indices) that hold `point`.
     public func holders(of point: SIMD3<Double>) -> [Int] { holders[point] ?? [] }
+
+    /// The largest angle, degrees, between the rays to `point` from the keyframes that hold
+    /// it: how well two views pin its depth (0 for a point one keyframe holds).
+    public func parallaxDegrees(of point: SIMD3<Double>) -> Double {
+        let rays = holders(of: point).map { k in
+            let ray = point - keyframes[k].cameraCentre
+            return ray / (ray * ray).sum().squareRoot()
+        }
+        var smallestCosine = 1.0
+        for i in rays.indices {
+            for j in rays.indices where j > i { smallestCosine = min(smallestCosine, (rays[i] * rays[j]).sum()) }
+        }
+        return acos(max(-1, smallestCosine)) * 180 / .pi
+    }
 
     /// The keyframes that share points with keyframe `index`, most shared first, and how many.
     public func covisible(with index: Int) -> [(keyframe: Int, shared: Int)] {

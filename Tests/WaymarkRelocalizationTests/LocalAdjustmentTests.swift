@@ -46,6 +46,21 @@ import WaymarkVision
         zip(keyframe.points, truth).map { (($0 - $1) * ($0 - $1)).sum().squareRoot() }.max() ?? .infinity
     }
 
+    /// A point's parallax is the widest angle between the rays from the keyframes that hold
+    /// it: seen from the three keyframes (0.2 m apart, stepping 5 cm forward), a point 2 m
+    /// ahead of the middle one is at atan(0.2/2.05) + atan(0.2/1.95) from the outer two; a
+    /// point the middle keyframe alone holds has none.
+    @Test func aPointsParallaxIsTheWidestAngleBetweenItsRays() {
+        let (seenByAll, seenOnce) = (SIMD3<Double>(0.2, 0, 2.05), SIMD3<Double>(0.1, 0.1, 3))
+        let map = WorldMap(keyframes: Self.poses.enumerated().map { k, pose in
+            let held = k == 1 ? [seenByAll, seenOnce] : [seenByAll]
+            return Self.keyframe(k, pose: pose, truePose: pose, held: held, truth: held)
+        })
+        let expected = (atan(0.2 / 2.05) + atan(0.2 / 1.95)) * 180 / .pi
+        #expect(abs(map.parallaxDegrees(of: seenByAll) - expected) < 1e-9)
+        #expect(map.parallaxDegrees(of: seenOnce) == 0)
+    }
+
     /// Points the map placed 2 cm off come back to the truth; no keyframe moves.
     @Test func pointsReturnToTheirExactPositions() throws {
         var random = SeededGenerator(seed: 8)
