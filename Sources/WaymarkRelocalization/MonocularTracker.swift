@@ -397,8 +397,7 @@ public final class MonocularTracker {
     private func closeLoop(at index: Int, features: FeatureSet) -> LoopClosure? {
         guard let policy = options.loopClosure,
             let place = loopPlaces.find(index, in: map, features: features, depth: nil, intrinsics: intrinsics, policy: policy,
-                                        localMap: options.localMap,
-                                        makeIndex: { Relocalizer(map: map, options: options.relocalization) })
+                                        localMap: options.localMap, makeIndex: wholeMap)
         else { return nil }
         relocalizer = nil
         return loopPlaces.close(place, in: &map, localMap: options.localMap)

@@ -196,7 +196,7 @@ public struct LoopClosureOptions: Equatable, Sendable {
     /// loop returns to are old ones, so a lagging index loses none).
     public var minimumKeyframes = 20
     public var reindexGrowth = 1.5
-    /// A place found in the image must also agree in space (`WorldMap.agreement`, ORB-SLAM
+    /// A place found in the image must also agree in space (`WorldMap.alignment`, ORB-SLAM
     /// checks its Sim3 on 3D–3D matches): at least this many of the keyframe's points matched
     /// to the place's within `agreementTolerance` of their depth, and at least
     /// `minimumAgreeingShare` of the matched. On the table-top circle from a single camera the
