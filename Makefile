@@ -3,8 +3,9 @@
 SWIFT ?= $(shell command -v swift || echo /opt/swift/usr/bin/swift)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBIAN_PACKAGES := libopencv-dev libopencv-contrib-dev libeigen3-dev libceres-dev pkg-config opencv-doc python3-opencv fonts-noto-cjk
-# Debian's chromium: a test opens `--report`'s page in a real headless browser.
-TEST_PACKAGES := chromium
+# Debian's chromium: a test opens `--report`'s page in a real headless browser; iproute2 brings up
+# loopback in the batch tests' own network namespace, and python3-venv holds their Ray.
+TEST_PACKAGES := chromium iproute2 python3-venv
 BENCH_PACKAGES := python3-venv
 # Open3D for the planes baseline, in a virtual environment that also sees Debian's OpenCV.
 BENCH_PYTHON := .build/bench-python
@@ -12,7 +13,13 @@ OPEN3D := open3d-cpu==0.20.0
 PC_DIR := /usr/local/lib/pkgconfig
 OUT := out
 
-.PHONY: setup test-setup bench-setup build demo test tsan sanitize fuzz bench clean
+# waymark-batch (batch/): Ray and pyarrow, pinned, in their own virtual environment; its tests run
+# Ray clusters inside a loopback-only network namespace, since Ray binds to the machine's outside
+# address whenever there is one (ray#26293). As root `unshare -n`; otherwise in a user namespace.
+BATCH_PYTHON := .build/batch-python
+LOOPBACK_ONLY := unshare $(if $(SUDO),-rn,-n) sh -c 'ip link set lo up && exec "$$0" "$$@"'
+
+.PHONY: setup test-setup bench-setup batch-setup build demo test tsan sanitize fuzz bench bench-batch clean
 
 # Debian packages, then Waymark's own pkg-config files (CSupport/pkgconfig): waymark-opencv.pc
 # links only the OpenCV modules the shim uses; waymark-ceres.pc stands in for the one Debian's
@@ -37,9 +44,19 @@ test-setup: setup
 	@dpkg -s $(TEST_PACKAGES) >/dev/null 2>&1 || \
 	  ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(TEST_PACKAGES) >/dev/null)
 
-test: test-setup
+batch-setup: $(BATCH_PYTHON)/.installed
+$(BATCH_PYTHON)/.installed: batch/requirements.txt batch/requirements-test.txt batch/pyproject.toml
+	@dpkg -s python3-venv >/dev/null 2>&1 || \
+	  ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-venv >/dev/null)
+	@[ -x $(BATCH_PYTHON)/bin/python ] || /usr/bin/python3 -m venv $(BATCH_PYTHON)
+	$(BATCH_PYTHON)/bin/pip install -q -r batch/requirements-test.txt
+	$(BATCH_PYTHON)/bin/pip install -q --no-deps -e batch
+	@touch $@
+
+test: test-setup batch-setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	cd batch && $(LOOPBACK_ONLY) ../$(BATCH_PYTHON)/bin/python -m pytest -q -rs
 
 # The session's two threads share the Session object (see Session.process), so ThreadSanitizer
 # checks what the compiler cannot: the tests that run sessions and trackers, then a `process`
@@ -107,6 +124,12 @@ bench: bench-setup
 	.build/release/waymark-bench tracking --json $(OUT)/tracking-figures.json
 	.build/release/waymark-bench check $(OUT)/detection-figures.json $(OUT)/planes-figures.json \
 		$(OUT)/relocalization-figures.json $(OUT)/session-figures.json $(OUT)/tracking-figures.json
+
+# waymark-batch against a shell loop over the same 20 inputs, and a loopback cluster's start-up and
+# idle memory (Benchmarks/batch/throughput.py), with the release binaries.
+bench-batch: build batch-setup
+	$(SWIFT) build -c release --product waymark-bench
+	$(LOOPBACK_ONLY) $(BATCH_PYTHON)/bin/python Benchmarks/batch/throughput.py --build .build/release
 
 clean:
 	rm -rf .build $(OUT)
