@@ -1,5 +1,6 @@
 """The parts that need no cluster: inputs and their ids, one attempt's outcome, the command line."""
 
+import fcntl
 import json
 import os
 import stat
@@ -123,3 +124,15 @@ def test_options_naming_one_output_file_for_every_input_are_refused(tmp_path, ca
 def test_status_of_a_folder_that_is_no_batch_is_an_error(tmp_path, capsys):
     assert main(["status", str(tmp_path)]) == 1
     assert "not a batch folder" in capsys.readouterr().err
+
+
+def test_a_second_driver_on_the_same_folder_is_refused(tmp_path, capsys):
+    video = tmp_path / "a.mp4"
+    video.write_bytes(b"a")
+    (tmp_path / "out").mkdir()
+    with open(tmp_path / "out" / ".driver.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        code = main(["run", str(video), "--out", str(tmp_path / "out"),
+                     "--waymark", str(executable(tmp_path / "waymark", FAKE))])
+    assert code == 1
+    assert "another waymark-batch run is using" in capsys.readouterr().err

@@ -63,6 +63,8 @@ def run_job(job: Job, node: str) -> dict:
             raise CrashedAttempt(
                 f"waymark process {'was killed by signal ' + str(-exit_code) if exit_code < 0 else 'exited with ' + str(exit_code)}"
                 f" on attempt {attempt}: {tail[-500:]}")
+        if exit_code == 0 and not records.exists():  # a new driver cleared partial/ under a stopped one's attempt
+            raise CrashedAttempt(f"the records of attempt {attempt} were removed before they were published")
         status = "timeout" if exit_code is None else "done" if exit_code == 0 else "failed"
         published = None
         if exit_code is not None and records.exists():
