@@ -25,6 +25,7 @@ public struct FrameMeasurement: Sendable, Equatable {
 /// its buffers are reused). Keeps a thumbnail of the last frame for the motion.
 public final class FrameMeter {
     private let handle: OpaquePointer
+    private var chroma = [Float](repeating: 0, count: 4 * IlluminantSearch.bins * IlluminantSearch.bins)
     /// Phase-correlation peaks below this give no motion.
     public static let minimumMotionResponse = 0.05
     /// Below this mean squared gradient a frame is plain or dark, and its one direction may be a
@@ -52,6 +53,18 @@ public final class FrameMeter {
             directionality: energy >= Self.minimumGradientEnergy ? anisotropy / energy : 0,
             cornerCount: Int(signals.corner_count),
             cornerSpread: signals.corner_spread, motion: trusted ? SIMD2(signals.motion_x, signals.motion_y) : nil)
+    }
+
+    /// The light of a colour frame (its key and its light's colour) or of a gray one (its key
+    /// alone), on a quarter-size copy; its buffers are reused.
+    public func measureLight(_ image: Image) -> LightMeasurement {
+        var signals = cs_light_signals()
+        chroma.withUnsafeMutableBufferPointer { buffer in
+            checkInvariant { cs_frame_meter_measure_light(handle, image.handle, buffer.baseAddress, &signals, $0) }
+        }
+        let found = signals.has_chroma != 0 ? IlluminantSearch.illuminant(in: chroma, pixels: Int(signals.pixels)) : nil
+        return LightMeasurement(
+            luminanceKey: signals.luminance_key, illuminant: found?.colour, illuminantShare: found?.share ?? 0)
     }
 
     /// The last measured frame's sharpness inside each rectangle (x, y, width, height, full-frame

@@ -116,6 +116,15 @@ typedef struct cs_frame_signals {
     double motion_response; /* phase-correlation peak, 0-1: low when the shift is unreliable */
 } cs_frame_signals;
 
+/* The light of a frame, on a quarter-size copy in linear light (sRGB decoded, 0-1). */
+#define CS_CHROMA_BINS 100
+#define CS_CHROMA_STEP 0.05f
+typedef struct cs_light_signals {
+    double luminance_key; /* log-average luminance: the scene's key */
+    int32_t pixels;       /* of the quarter-size copy */
+    int32_t has_chroma;   /* 1 for a colour frame: the chroma histogram is filled */
+} cs_light_signals;
+
 /* A rectangle in full-frame pixels. */
 typedef struct cs_rect {
     double x, y, width, height;
@@ -125,6 +134,12 @@ cs_status cs_frame_meter_create(cs_frame_meter **out, cs_error *error);
 void cs_frame_meter_destroy(cs_frame_meter *meter);
 /* Measures a gray or BGR frame; the meter keeps a small copy for the next frame's motion. */
 cs_status cs_frame_meter_measure(cs_frame_meter *meter, const cs_image *image, cs_frame_signals *out, cs_error *error);
+/* Measures the light of a gray or BGR frame. For a colour frame, chroma (4 * CS_CHROMA_BINS^2
+   floats) receives its usable pixels (no channel clipped, not dark) by chromaticity: bin (u, v)
+   holds those with log(R/G) in [(u - bins/2) * step, (u - bins/2 + 1) * step) and log(B/G)
+   likewise by v, as 4 floats at 4 * (v * bins + u): their count and their sums of linear R, G, B. */
+cs_status cs_frame_meter_measure_light(cs_frame_meter *meter, const cs_image *image, float *chroma,
+                                       cs_light_signals *out, cs_error *error);
 /* The last measured frame's sharpness inside each of `count` regions (full-frame pixels),
    clipped to the frame (0 when nothing is left), into out[count]. */
 cs_status cs_frame_meter_region_sharpness(const cs_frame_meter *meter, const cs_rect *regions, size_t count, double *out,

@@ -1,17 +1,21 @@
 // Per-frame signals for coaching, on a half-size gray copy: brightness, sharpness (variance of
 // the Laplacian), the mean structure tensor (products of Sobel gradients), FAST corner count and
 // spread, and the view's shift since the previous frame (phase correlation of 128x96
-// thumbnails). All buffers live in the meter and are reused.
+// thumbnails); and, apart, on a quarter-size copy of the colour frame in linear light, the scene's
+// key and a histogram of its pixels' chromaticity, from which the light's colour is found. All
+// buffers live in the meter and are reused.
 #include "barrier.hpp"
 
 #include <opencv2/features2d.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <vector>
 
 struct cs_frame_meter {
-    cv::Mat gray, half, laplacian, gradient_x, gradient_y, small, thumbnail, previous, window;
+    cv::Mat gray, half, laplacian, gradient_x, gradient_y, small, thumbnail, previous, window, quarter;
     std::vector<cv::KeyPoint> corners;
     bool has_previous = false;
 };
@@ -24,6 +28,61 @@ double laplacian_variance(const cv::Mat &laplacian) {
     cv::Scalar mean, deviation;
     cv::meanStdDev(laplacian, mean, deviation);
     return deviation[0] * deviation[0];
+}
+
+// sRGB's transfer function undone: code value -> linear light, 0-1; and its logarithm.
+struct LinearLight {
+    std::array<float, 256> value, log;
+};
+
+const LinearLight &linear_light() {
+    static const LinearLight table = [] {
+        LinearLight t{};
+        for (int code = 0; code < 256; ++code) {
+            const double c = code / 255.0;
+            t.value[code] = float(c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4));
+            t.log[code] = float(std::log(std::max(double(t.value[code]), 1e-4)));
+        }
+        return t;
+    }();
+    return table;
+}
+
+// Pixels that say something about the light's colour: none of their channels clipped, and not
+// lost in the dark, where noise and the sensor's black level decide the hue.
+constexpr int clipped_code = 250;
+constexpr float darkest_luminance = 0.01f;
+
+void measure_light(cs_frame_meter *meter, const cv::Mat &frame, float *chroma, cs_light_signals *out) {
+    const LinearLight &light = linear_light();
+    cv::resize(frame, meter->quarter, cv::Size(std::max(1, frame.cols / 4), std::max(1, frame.rows / 4)), 0, 0,
+               cv::INTER_AREA);
+    const cv::Mat &q = meter->quarter;
+    const int bins = CS_CHROMA_BINS;
+    std::fill(chroma, chroma + 4 * bins * bins, 0.0f);
+    double log_sum = 0;
+    for (int y = 0; y < q.rows; ++y) {
+        const uint8_t *row = q.ptr<uint8_t>(y);
+        for (int x = 0; x < q.cols; ++x) {
+            if (q.channels() == 1) {
+                log_sum += std::log(1e-4 + light.value[row[x]]);
+                continue;
+            }
+            const uint8_t *p = row + 3 * x;  // BGR
+            const float b = light.value[p[0]], g = light.value[p[1]], r = light.value[p[2]];
+            const float luminance = 0.2126f * r + 0.7152f * g + 0.0722f * b;
+            log_sum += std::log(1e-4f + luminance);
+            if (std::max({p[0], p[1], p[2]}) >= clipped_code || luminance < darkest_luminance) continue;
+            const int u = int(std::floor((light.log[p[2]] - light.log[p[1]]) / CS_CHROMA_STEP)) + bins / 2;
+            const int v = int(std::floor((light.log[p[0]] - light.log[p[1]]) / CS_CHROMA_STEP)) + bins / 2;
+            if (u < 0 || u >= bins || v < 0 || v >= bins) continue;
+            float *bin = chroma + 4 * (v * bins + u);
+            bin[0] += 1, bin[1] += r, bin[2] += g, bin[3] += b;
+        }
+    }
+    out->pixels = int32_t(q.rows * q.cols);
+    out->has_chroma = q.channels() == 3 ? 1 : 0;
+    out->luminance_key = std::exp(log_sum / (double(q.rows) * q.cols));
 }
 } // namespace
 
@@ -85,6 +144,17 @@ cs_status cs_frame_meter_measure(cs_frame_meter *meter, const cs_image *image, c
         }
         std::swap(meter->previous, meter->thumbnail);
         meter->has_previous = true;
+    });
+}
+
+cs_status cs_frame_meter_measure_light(cs_frame_meter *meter, const cs_image *image, float *chroma,
+                                       cs_light_signals *out, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(meter != nullptr && chroma != nullptr && out != nullptr, "cs_frame_meter_measure_light: NULL argument");
+        cs::require(image != nullptr && !image->mat.empty() && image->mat.depth() == CV_8U &&
+                        (image->mat.channels() == 1 || image->mat.channels() == 3),
+                    "cs_frame_meter_measure_light: image is NULL, empty, or not 8-bit gray or BGR");
+        measure_light(meter, image->mat, chroma, out);
     });
 }
 

@@ -1,0 +1,173 @@
+import CSupport
+import Foundation
+
+/// The light of one frame as its pixels show it (`FrameMeter.measureLight`), in linear light.
+public struct LightMeasurement: Sendable, Equatable {
+    /// Log-average luminance, 0–1: the scene's key. A frame exposed for middle gray has 0.18.
+    public var luminanceKey: Double
+    /// The light's colour: the mean linear RGB of the pixels that are gray under it, green 1; nil
+    /// for a gray frame, or when too few pixels are neither clipped nor dark.
+    public var illuminant: SIMD3<Double>?
+    /// The fraction of the frame's pixels the illuminant was taken from.
+    public var illuminantShare: Double
+
+    public init(luminanceKey: Double, illuminant: SIMD3<Double>?, illuminantShare: Double) {
+        self.luminanceKey = luminanceKey
+        self.illuminant = illuminant
+        self.illuminantShare = illuminantShare
+    }
+}
+
+/// What a renderer needs to light virtual content as the scene is lit, on the scales ARKit and
+/// ARCore use.
+public struct LightEstimate: Sendable, Equatable {
+    /// ARKit's `ambientIntensity` scale, 1000 for a frame whose key is middle gray: 1000 × key /
+    /// 0.18. From the pixels alone, so it says how bright the image is; a camera's automatic
+    /// exposure keeps that near 1000 in most light, as it keeps the image viewable.
+    public var ambientIntensity: Double
+    /// The correlated colour temperature of the light, kelvin (6500 neutral); nil without colour.
+    public var colorTemperature: Double?
+    /// ARCore's colour correction: per-channel gains, linear RGB, green 1, by which a virtual
+    /// object's linear colour is multiplied to look lit by this light; nil without colour.
+    public var colorCorrection: SIMD3<Double>?
+
+    public static let middleGray = 0.18
+
+    public init(ambientIntensity: Double, colorTemperature: Double?, colorCorrection: SIMD3<Double>?) {
+        self.ambientIntensity = ambientIntensity
+        self.colorTemperature = colorTemperature
+        self.colorCorrection = colorCorrection
+    }
+
+    public init(_ measurement: LightMeasurement) {
+        self.init(
+            ambientIntensity: 1000 * measurement.luminanceKey / Self.middleGray,
+            colorTemperature: measurement.illuminant.map(ColorTemperature.kelvin(ofLinearRGB:)),
+            colorCorrection: measurement.illuminant)
+    }
+}
+
+/// The light's colour in a frame's chroma histogram (`cs_frame_meter_measure_light`): the colour
+/// of the black body, along the Planckian locus, under which the most pixels look gray (their
+/// log(R/G) and log(B/G) within `windowBins` bins of the light's), then the mean colour of those
+/// pixels. Real lights lie near the locus; a poster's saturated red, a lawn's green, lie far from
+/// it, so however much of the view they fill they cannot pull the light towards themselves.
+enum IlluminantSearch {
+    static let bins = Int(CS_CHROMA_BINS)
+    static let step = Double(CS_CHROMA_STEP)
+    /// ±0.15 in log chroma: within about 16 % of gray under the light.
+    static let windowBins = 3
+    /// Mean-shift rounds after the search, in a window of ±`refinementBins`.
+    static let refinements = 3
+    static let refinementBins = 1
+    /// Fewer gray pixels than this share of the frame tell nothing about the light.
+    static let leastShare = 0.02
+    /// The locus's bins from 1667 K to 25000 K (where in sRGB's gamut), by whole mireds, each once.
+    static let locusBins: [SIMD2<Int>] = {
+        var seen = Set<SIMD2<Int>>()
+        return stride(from: 1e6 / ColorTemperature.range.upperBound, through: 1e6 / ColorTemperature.range.lowerBound, by: 1)
+            .compactMap { mired -> SIMD2<Int>? in
+                let rgb = ColorTemperature.linearRGB(kelvin: 1e6 / mired)
+                guard rgb.min() > 0 else { return nil }  // below ~1900 K the locus leaves sRGB's gamut
+                let bin = SIMD2(Int((log(rgb.x / rgb.y) / step).rounded(.down)), Int((log(rgb.z / rgb.y) / step).rounded(.down)))
+                    &+ bins / 2
+                let inside = bin.x >= 0 && bin.x < bins && bin.y >= 0 && bin.y < bins
+                return inside && seen.insert(bin).inserted ? bin : nil
+            }
+    }()
+
+    static func illuminant(in chroma: [Float], pixels: Int) -> (colour: SIMD3<Double>, share: Double)? {
+        func window(around centre: SIMD2<Int>, half: Int) -> SIMD4<Double> {
+            var sum = SIMD4<Double>()
+            for v in max(centre.y - half, 0)...min(centre.y + half, bins - 1) {
+                for u in max(centre.x - half, 0)...min(centre.x + half, bins - 1) {
+                    let at = 4 * (v * bins + u)
+                    sum += SIMD4(Double(chroma[at]), Double(chroma[at + 1]), Double(chroma[at + 2]), Double(chroma[at + 3]))
+                }
+            }
+            return sum
+        }
+        var best = SIMD4<Double>()
+        for centre in locusBins {
+            let sum = window(around: centre, half: windowBins)
+            if sum.x > best.x { best = sum }
+        }
+        guard best.x >= leastShare * Double(pixels) else { return nil }
+        // The window's mean, then mean shift in a narrower one: the centre of the gray pixels'
+        // cluster, not of everything the first window caught at its edges.
+        for _ in 0..<refinements {
+            guard best.y > 0, best.z > 0, best.w > 0 else { return nil }
+            let centre = SIMD2(Int((log(best.y / best.z) / step).rounded(.down)), Int((log(best.w / best.z) / step).rounded(.down)))
+                &+ bins / 2
+            guard centre.x >= 0, centre.x < bins, centre.y >= 0, centre.y < bins else { return nil }
+            let narrower = window(around: centre, half: refinementBins)
+            guard narrower.x > 0 else { break }
+            best = narrower
+        }
+        guard best.y > 0, best.z > 0, best.w > 0 else { return nil }
+        return (SIMD3(best.y, best.z, best.w) / best.z, best.x / Double(pixels))
+    }
+}
+
+/// Correlated colour temperature: the point of the Planckian locus nearest a colour in CIE 1960
+/// (u, v), the definition's own measure; the locus by Kim et al.'s cubic splines (1667–25000 K).
+public enum ColorTemperature {
+    public static let range = 1667.0...25000.0
+
+    /// The temperature of a linear sRGB colour (D65 white, as sRGB's (1, 1, 1), gives 6504 K),
+    /// clamped to `range`.
+    public static func kelvin(ofLinearRGB rgb: SIMD3<Double>) -> Double {
+        let target = uv(xy(ofLinearRGB: rgb))
+        func distance(_ mired: Double) -> Double {
+            let d = uv(locus(kelvin: 1e6 / mired)) - target
+            return (d * d).sum()
+        }
+        // Whole mireds first (the locus is smooth and nearly straight at that scale), then a
+        // golden-section search between the neighbours of the best.
+        let coarse = stride(from: 1e6 / range.upperBound, through: 1e6 / range.lowerBound, by: 1).map { $0 }
+        let best = coarse.indices.min { distance(coarse[$0]) < distance(coarse[$1]) }!
+        var low = coarse[max(best - 1, 0)], high = coarse[min(best + 1, coarse.count - 1)]
+        let ratio = (5.0.squareRoot() - 1) / 2
+        for _ in 0..<40 {
+            let a = high - ratio * (high - low), b = low + ratio * (high - low)
+            if distance(a) < distance(b) { high = b } else { low = a }
+        }
+        return min(max(1e6 / ((low + high) / 2), range.lowerBound), range.upperBound)
+    }
+
+    /// The colour of a black body at `kelvin`, linear sRGB, green 1.
+    public static func linearRGB(kelvin: Double) -> SIMD3<Double> {
+        let point = locus(kelvin: kelvin)
+        let (x, y) = (point.x, point.y)
+        let xyz = SIMD3(x / y, 1, (1 - x - y) / y)
+        let rgb = SIMD3(
+            3.2404542 * xyz.x - 1.5371385 * xyz.y - 0.4985314 * xyz.z,
+            -0.9692660 * xyz.x + 1.8760108 * xyz.y + 0.0415560 * xyz.z,
+            0.0556434 * xyz.x - 0.2040259 * xyz.y + 1.0572252 * xyz.z)
+        return rgb / rgb.y
+    }
+
+    static func xy(ofLinearRGB rgb: SIMD3<Double>) -> SIMD2<Double> {
+        let x = 0.4124564 * rgb.x + 0.3575761 * rgb.y + 0.1804375 * rgb.z
+        let y = 0.2126729 * rgb.x + 0.7151522 * rgb.y + 0.0721750 * rgb.z
+        let z = 0.0193339 * rgb.x + 0.1191920 * rgb.y + 0.9503041 * rgb.z
+        return SIMD2(x, y) / (x + y + z)
+    }
+
+    static func uv(_ xy: SIMD2<Double>) -> SIMD2<Double> {
+        SIMD2(4 * xy.x, 6 * xy.y) / (-2 * xy.x + 12 * xy.y + 3)
+    }
+
+    static func locus(kelvin t: Double) -> SIMD2<Double> {
+        let (t1, t2, t3) = (1e3 / t, 1e6 / (t * t), 1e9 / (t * t * t))
+        let x = t <= 4000
+            ? -0.2661239 * t3 - 0.2343589 * t2 + 0.8776956 * t1 + 0.179910
+            : -3.0258469 * t3 + 2.1070379 * t2 + 0.2226347 * t1 + 0.240390
+        let y = t <= 2222
+            ? -1.1063814 * x * x * x - 1.34811020 * x * x + 2.18555832 * x - 0.20219683
+            : t <= 4000
+            ? -0.9549476 * x * x * x - 1.37418593 * x * x + 2.09137015 * x - 0.16748867
+            : 3.0817580 * x * x * x - 5.87338670 * x * x + 3.75112997 * x - 0.37001483
+        return SIMD2(x, y)
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import TestData
+import Testing
+import WaymarkCore
+import WaymarkVision
+
+/// Light estimation: exact cases of the colour science, a uniform gray frame, known white-balance
+/// shifts and a large red poster on real photographs, and Oxford's real exposure series.
+@Suite struct LightEstimateTests {
+    @Test func theTemperatureOfTheLocusIsItsOwn() {
+        for kelvin in [2000.0, 2800, 4000, 5000, 6500, 8000, 10000, 15000] {
+            let recovered = ColorTemperature.kelvin(ofLinearRGB: ColorTemperature.linearRGB(kelvin: kelvin))
+            #expect(abs(recovered - kelvin) < 0.001 * kelvin, "\(kelvin) K came back as \(recovered) K")
+        }
+        // sRGB's white is D65, whose correlated colour temperature is 6504 K.
+        #expect(abs(ColorTemperature.kelvin(ofLinearRGB: SIMD3(1, 1, 1)) - 6504) < 5)
+    }
+
+    @Test func aUniformGrayFrameIsNeutral() {
+        let meter = FrameMeter()
+        let uniform = Image(width: 160, height: 120, channels: 3, pixels: .init(repeating: 128, count: 160 * 120 * 3))
+        let colour = LightEstimate(meter.measureLight(uniform))
+        #expect(abs(colour.colorTemperature! - 6500) < 200)
+        let gains = colour.colorCorrection!
+        #expect(abs(gains.x - 1) < 0.01 && gains.y == 1 && abs(gains.z - 1) < 0.01, "gains \(gains)")
+        // Code 128 is 0.2158 in linear light: 1.2 times middle gray.
+        #expect(abs(colour.ambientIntensity - 1000 * 0.21586 / 0.18) < 2)
+        let gray = LightEstimate(meter.measureLight(uniform.gray()))
+        #expect(gray.colorTemperature == nil && gray.colorCorrection == nil)
+        #expect(abs(gray.ambientIntensity - colour.ambientIntensity) < 1)
+    }
+}
+
+/// Real photographs from ../shared/datasets: indoor and outdoor, daylight, overcast and tungsten.
+@Suite(.enabled(if: SharedDatasets.has("oxford_affine/leuven/img6.png"))) struct RealLightTests {
+    static let photographs = [
+        "oxford_affine/boat/img1.png", "oxford_affine/bikes/img1.png", "oxford_affine/trees/img1.png",
+        "oxford_affine/ubc/img1.png", "oxford_affine/wall/img1.png", "oxford_affine/graf/img1.png",
+        "oxford_affine/bark/img1.png", "oxford_affine/leuven/img1.png", "middlebury_stereo/conesQuarterSize/refImage.png",
+        "middlebury_stereo/venus/refImage.png", "middlebury_stereo/barn1/refImage.png",
+        "strecha_mvs_gt_cameras/fountain-P11/images_half/0000.jpg", "strecha_mvs_gt_cameras/Herz-Jesus-P8/images_half/0000.jpg",
+        "open3d_testdata_rgbd/RGBD/color/00000.jpg", "tum_fr1_xyz_excerpt/rgb/1305031102.175304.png",
+        "tum_fr1_xyz_excerpt/rgb/1305031102.843290.png",
+    ]
+
+    static func photograph(_ path: String) throws -> Image {
+        try Image(contentsOf: SharedDatasets.root!.appendingPathComponent(path).path, gray: false)
+    }
+
+    static func linear(_ code: UInt8) -> Double {
+        let c = Double(code) / 255
+        return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+    }
+
+    static func encoded(_ value: Double) -> UInt8 {
+        let c = min(max(value, 0), 1)
+        return UInt8(((c <= 0.0031308 ? 12.92 * c : 1.055 * pow(c, 1 / 2.4) - 0.055) * 255).rounded())
+    }
+
+    /// The photograph relit: each channel's linear light times its gain (RGB), as a camera's white
+    /// balance would have scaled it.
+    static func relit(_ image: Image, gains: SIMD3<Double>) -> Image {
+        let table = (0..<256).map { linear(UInt8($0)) }
+        var pixels = image.pixels
+        for at in stride(from: 0, to: pixels.count, by: 3) {  // BGR
+            pixels[at] = encoded(table[Int(pixels[at])] * gains.z)
+            pixels[at + 1] = encoded(table[Int(pixels[at + 1])] * gains.y)
+            pixels[at + 2] = encoded(table[Int(pixels[at + 2])] * gains.x)
+        }
+        return Image(width: image.width, height: image.height, channels: 3, pixels: pixels)
+    }
+
+    /// Each photograph made neutral by the light found in it, then relit as by a black body at
+    /// 3000–8000 K: the temperature found again. The truth of a photograph's own light is not
+    /// known, so the shift is applied from what this estimator calls neutral. Measured at this
+    /// commit: 67 of 80 within 300 K; the misses are the tungsten-lit cones (all five, its blue
+    /// clipped when neutralised), leuven under a blue cast (all five: two clusters of gray trade
+    /// places), and at 8000 K bikes, wall and the Open3D frame (448, 443 and 711 K).
+    @Test func knownWhiteBalanceShiftsAreFoundAgain() throws {
+        let meter = FrameMeter()
+        var within = 0, cases = 0
+        for path in Self.photographs {
+            let image = try Self.photograph(path)
+            let own = try #require(meter.measureLight(image).illuminant, "\(path) has no usable pixels")
+            for kelvin in [3000.0, 4000, 5000, 6500, 8000] {
+                var gains = ColorTemperature.linearRGB(kelvin: kelvin) / own
+                gains /= gains.max()
+                let found = try #require(LightEstimate(meter.measureLight(Self.relit(image, gains: gains))).colorTemperature)
+                cases += 1
+                within += abs(found - kelvin) < 300 ? 1 : 0
+            }
+        }
+        #expect(Double(within) >= 0.8 * Double(cases), "\(within) of \(cases) within 300 K")
+    }
+}
+
+extension RealLightTests {
+    /// A large saturated red poster (a third of the view) held over each photograph. Measured at
+    /// this commit: 12 of 16 move less than 300 K (most by under 20 K); the misses are leuven and
+    /// bikes under their blue casts (where 300 K is under 1 mired), the tungsten-lit cones (769 K)
+    /// and the Open3D frame (358 K).
+    @Test func aLargeRedPosterMovesTheTemperatureLittle() throws {
+        let meter = FrameMeter()
+        var moved: [Double] = []
+        for path in Self.photographs {
+            let image = try Self.photograph(path)
+            let before = try #require(LightEstimate(meter.measureLight(image)).colorTemperature)
+            var pixels = image.pixels
+            let (left, top) = (image.width / 5, image.height / 5)
+            let (right, bottom) = (left + image.width * 3 / 5, top + image.height * 3 / 5 - image.height / 20)
+            for y in top..<bottom {
+                for x in left..<right {
+                    let at = 3 * (y * image.width + x)
+                    (pixels[at], pixels[at + 1], pixels[at + 2]) = (40, 30, 200)  // BGR
+                }
+            }
+            let poster = Image(width: image.width, height: image.height, channels: 3, pixels: pixels)
+            let after = try #require(LightEstimate(meter.measureLight(poster)).colorTemperature)
+            moved.append(abs(after - before))
+        }
+        #expect(moved.count { $0 < 300 } >= 12, "moved by \(moved.map { Int($0) }) K")
+    }
+
+    /// Oxford's leuven: one view at six exposures, each darker than the last. (Each step's ratio
+    /// against the mean luminance's is in the closing note of issue 18: the first step's differs
+    /// most, 0.42 against 0.54, as img1's sky is clipped.)
+    @Test func theExposureSeriesDarkensStepByStep() throws {
+        let meter = FrameMeter()
+        let intensities = try (1...6).map { number in
+            LightEstimate(meter.measureLight(try Self.photograph("oxford_affine/leuven/img\(number).png"))).ambientIntensity
+        }
+        for step in 1..<6 {
+            #expect(intensities[step] < intensities[step - 1], "img\(step + 1) is not darker than img\(step): \(intensities)")
+        }
+    }
+}
