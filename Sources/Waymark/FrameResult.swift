@@ -46,6 +46,9 @@ public struct FrameResult {
     public var anchorEvents: [AnchorEvent]
     public var signals: GuidanceSignals
     public var coaching: CoachingUpdate
+    /// The scene's light, smoothed over the last frames (`LightSmoother`); its colour is nil for
+    /// gray input.
+    public var light: LightEstimate
 
     /// An interruption began on this frame (a time gap, or tracking lost): save the map now.
     public var interruptionStarted: Bool {

@@ -24,6 +24,7 @@ public final class Session {
     let sparseSurfaceDetector: PlaneDetector?
     private var coach: Coach
     let meter = FrameMeter()
+    var lightSmoother = LightSmoother()
     private(set) var registry: AnchorRegistry
     /// Physical width and height, metres, of the references that have a physical width.
     let imageExtents: [String: SIMD2<Double>]
@@ -164,8 +165,9 @@ public final class Session {
             { () -> (features: SharedFeatures, surfaces: DetectedSurfaces?) in
                 (self.sharedFeatures(gray), surfacesBesideFeatures ? surfaces() : nil)
             },
-            { () -> (measured: FrameMeasurement, surfaces: DetectedSurfaces?, prealigned: Prealignment?) in
-                (self.meter.measure(gray), surfacesBesideFeatures ? nil : surfaces(), self.tracker?.prealign(trackingFrame))
+            { () -> (measured: FrameMeasurement, light: LightEstimate, surfaces: DetectedSurfaces?, prealigned: Prealignment?) in
+                let light = self.lightSmoother.update(self.meter.measureLight(frame.image), at: frame.timestamp)
+                return (self.meter.measure(gray), light, surfacesBesideFeatures ? nil : surfaces(), self.tracker?.prealign(trackingFrame))
             })
         let (features, measured, detected) = (early.features, beside.measured, early.surfaces ?? beside.surfaces)
         let (detections, tracked) = runConcurrently(
@@ -210,7 +212,7 @@ public final class Session {
         return FrameResult(timestamp: frame.timestamp, tracking: update, detections: detections,
                            planes: anchoredSurfaces.found, planeAnchorIDs: anchoredSurfaces.anchorIDs,
                            planeEvents: anchoredSurfaces.events, anchorEvents: anchorEvents,
-                           signals: signals, coaching: coaching)
+                           signals: signals, coaching: coaching, light: beside.light)
     }
 
     private typealias SharedFeatures = (forImages: FeatureSet?, forTracking: FeatureSet?)

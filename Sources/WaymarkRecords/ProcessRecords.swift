@@ -1,6 +1,6 @@
 import Waymark
 
-/// `waymark process`, schema `waymark.process/5`: a header, then a frame record per frame
+/// `waymark process`, schema `waymark.process/6`: a header, then a frame record per frame
 /// read (an interruption record where dropped frames begin), then a summary.
 public struct ProcessHeader: Codable, Sendable {
     public var type = "header"
@@ -115,6 +115,7 @@ public struct FrameRecord: Codable, Sendable {
     public var detections: [DetectionRecord]?
     public var coaching: CoachingRecord?
     public var goalReached: Bool?
+    public var light: LightRecord?
 
     /// A frame that could not be read.
     public init(index: Int, timestamp: Double, error: WaymarkError) {
@@ -144,6 +145,7 @@ public struct FrameRecord: Codable, Sendable {
         if includesDetections { detections = result.detections.map { DetectionRecord($0, includeState: true) } }
         coaching = result.coaching.message.map(CoachingRecord.init)
         goalReached = result.coaching.isGoalReached
+        light = LightRecord(result.light)
     }
 }
 

@@ -13,6 +13,21 @@ public struct CoachingRecord: Codable, Sendable {
     }
 }
 
+/// The scene's light on a frame (`LightEstimate`, smoothed): ARKit's ambient intensity (1000 for
+/// a frame exposed for middle gray), and from a colour frame its colour temperature (kelvin) and
+/// ARCore's colour correction (linear RGB gains, green 1).
+public struct LightRecord: Codable, Sendable {
+    public var ambientIntensity: Double
+    public var colorTemperature: Double?
+    public var colorCorrection: [Double]?
+
+    public init(_ light: LightEstimate) {
+        ambientIntensity = (light.ambientIntensity * 10).rounded() / 10
+        colorTemperature = light.colorTemperature?.rounded()
+        colorCorrection = light.colorCorrection.map { [$0.x, $0.y, $0.z].map { ($0 * 10_000).rounded() / 10_000 } }
+    }
+}
+
 /// The camera's tracking state and, when limited, why.
 public struct TrackingStateRecord: Codable, Sendable {
     public var state: String

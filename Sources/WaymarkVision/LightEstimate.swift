@@ -171,3 +171,40 @@ public enum ColorTemperature {
         return SIMD2(x, y)
     }
 }
+
+/// Per-frame light estimates smoothed over time, as a renderer wants them: an exponential average
+/// (of the intensity's logarithm, the temperature in mireds and the gains' logarithms) with a
+/// time constant of 0.15 s, so a real change is followed to within 5 % in 0.45 s while a frame's
+/// own noise is averaged out. A gap of over a second, or time going back, starts it afresh.
+public struct LightSmoother: Sendable {
+    public static let timeConstant = 0.15
+    public static let longestGap = 1.0
+
+    private struct State {
+        var timestamp: Double
+        var logIntensity: Double
+        var mired: Double?
+        var logGains: SIMD3<Double>?
+    }
+
+    private var state: State?
+
+    public init() {}
+
+    public mutating func update(_ measurement: LightMeasurement, at timestamp: Double) -> LightEstimate {
+        let raw = LightEstimate(measurement)
+        var now = State(
+            timestamp: timestamp, logIntensity: log(max(raw.ambientIntensity, 1e-3)),
+            mired: raw.colorTemperature.map { 1e6 / $0 }, logGains: raw.colorCorrection.map { SIMD3(log($0.x), 0, log($0.z)) })
+        if let before = state, timestamp > before.timestamp, timestamp - before.timestamp <= Self.longestGap {
+            let weight = 1 - exp(-(timestamp - before.timestamp) / Self.timeConstant)
+            now.logIntensity = before.logIntensity + weight * (now.logIntensity - before.logIntensity)
+            if let was = before.mired, let current = now.mired { now.mired = was + weight * (current - was) }
+            if let was = before.logGains, let current = now.logGains { now.logGains = was + weight * (current - was) }
+        }
+        state = now
+        return LightEstimate(
+            ambientIntensity: exp(now.logIntensity), colorTemperature: now.mired.map { 1e6 / $0 },
+            colorCorrection: now.logGains.map { SIMD3(exp($0.x), 1, exp($0.z)) })
+    }
+}

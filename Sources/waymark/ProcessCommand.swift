@@ -26,10 +26,12 @@ enum ProcessCommand: Command {
         each frame reports its tracking state and pose in a world whose scale is unknown
         (docs/OUTPUT.md), and --trajectory, --interrupt, --save-map and --load-map work as
         for a SEQUENCE; --references is then optional. Writes JSON Lines (schema
-        "waymark.process/5", see docs/OUTPUT.md): a header record, one record per frame
+        "waymark.process/6", see docs/OUTPUT.md): a header record, one record per frame
         {"type": "frame", "index", "timestamp" (seconds, from the video), "detections": [...
         with "state": detected | tracked | lost], "coaching": the message on screen (absent when
-        none), "goalReached"}, and a summary record. The file is flushed after every frame. An
+        none), "goalReached", "light": the scene's ambient intensity (ARKit's scale, 1000 for a
+        frame exposed for middle gray), colour temperature and colour correction}, and a summary
+        record. The file is flushed after every frame. An
         image of a FOLDER that cannot be read gets a frame record with its "error" and the run
         goes on; if the video breaks off, the frames so far are kept and the summary says where
         it stopped. Either way the exit code says so (65 for bad data).
@@ -138,9 +140,8 @@ enum ProcessCommand: Command {
         if !hasReferences, let option = ["--group", "--auto-select"].first(where: arguments.has) {
             throw WaymarkError(.usage, "\(option) chooses among reference images: it needs --references")
         }
-        let source = try SessionSetup.openSource(
-            input, arguments: arguments,
-            decodesColor: hasReferences || arguments.has("--annotate") || arguments.has("--report"))
+        // In colour always: every frame's record gives the light's colour.
+        let source = try SessionSetup.openSource(input, arguments: arguments, decodesColor: true)
         let info = source.info
         let monocular = !info.hasDepth && info.recordedPoses == nil && info.intrinsics != nil
         if arguments.has("--scale-from"), !monocular {

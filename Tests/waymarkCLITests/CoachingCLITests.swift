@@ -25,7 +25,7 @@ import WaymarkRecords
                                "--annotate", scratch.path("a.mp4"), "--report", scratch.path("report.html"), "--quiet"])
         #expect(run.status == 0, "\(run.stderr)")
         let output = try CLI.processOutput(scratch.path("r.jsonl"))
-        #expect(output.header.schema == "waymark.process/5")
+        #expect(output.header.schema == "waymark.process/6")
         #expect(output.header.coaching.language == "zh-Hant")
         let frames = output.frames
         #expect(frames.count == count)
@@ -82,5 +82,32 @@ import WaymarkRecords
         let run = try CLI.run(["process", "nowhere.mp4", "--references", "r.json", "--language", "fr"])
         #expect(run.status == 64)
         #expect(run.stderr.contains("--language must be one of en, zh-Hans, zh-Hant"))
+    }
+}
+
+@Suite struct LightCLITests {
+    static func code(_ linear: Double) -> UInt8 {
+        UInt8(((linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055) * 255).rounded())
+    }
+
+    /// A folder of flat frames, 10 a second: neutral gray, then from 0.6 s lit as by a 3000 K lamp.
+    @Test func theLightsTemperatureIsRecordedAndFollowsAChange() throws {
+        let scratch = try Scratch()
+        let warmLight = ColorTemperature.linearRGB(kelvin: 3000)
+        for index in 0..<12 {
+            let light: SIMD3<Double> = index < 6 ? SIMD3(1, 1, 1) : warmLight / warmLight.max()
+            let bgr: [UInt8] = [Self.code(0.2158 * light.z), Self.code(0.2158 * light.y), Self.code(0.2158 * light.x)]
+            let pixels = [[UInt8]](repeating: bgr, count: 64 * 48).flatMap { $0 }
+            try Image(width: 64, height: 48, channels: 3, pixels: pixels).write(to: scratch.path(String(format: "%02d.png", index)))
+        }
+        let result = try CLI.run(["process", scratch.url.path, "--fov", "60", "--fps", "10", "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lights = try ProcessOutput(result.stdout).frames.map { try #require($0.light) }
+        let kelvins = lights.map { $0.colorTemperature ?? 0 }
+        #expect(abs(kelvins[5] - 6504) < 50, "\(kelvins)")
+        #expect(kelvins[6] > 3500 && kelvins[6] < 6000, "the first warm frame moves part of the way: \(kelvins)")
+        #expect(abs(kelvins[11] - 3000) < 100, "0.5 s after the change: \(kelvins)")
+        // Code 128 is 0.2158 in linear light, 1.2 times middle gray.
+        #expect(abs(lights[0].ambientIntensity - 1199) < 3)
     }
 }
