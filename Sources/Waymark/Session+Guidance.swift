@@ -2,7 +2,7 @@ import Foundation
 
 /// The signals coaching decides from, measured on each frame.
 extension Session {
-    func signals(_ frame: SessionFrame, measured: FrameMeasurement, tracking: TrackingUpdate?,
+    func signals(_ frame: SessionFrame, measured: FrameMeasurement, light: LightEstimate, tracking: TrackingUpdate?,
                  detections: [ImageDetection]) -> GuidanceSignals
     {
         let seen = detections.filter { $0.state != .lost }
@@ -12,7 +12,8 @@ extension Session {
         let step = elapsed.flatMap { $0 > 0 && $0 <= configuration.tracking.gap ? $0 : nil }
         var signals = GuidanceSignals(
             timestamp: frame.timestamp, tracking: tracking?.state, featureCount: measured.cornerCount,
-            featureSpread: measured.cornerSpread, brightness: measured.brightness, sharpness: measured.sharpness)
+            featureSpread: measured.cornerSpread, ambientIntensity: light.ambientIntensity,
+            sharpness: measured.sharpness)
         signals.directionality = measured.directionality
         signals.tracksFromImagesAlone = isMonocular
         if let step, let motion = measured.motion {

@@ -205,7 +205,7 @@ public final class Session {
         if let pose = update?.cameraToWorld, update?.state == .normal, isMetric {
             anchorEvents += anchorImages(detections, cameraToWorld: pose)
         }
-        let signals = self.signals(frame, measured: measured, tracking: update, detections: detections)
+        let signals = self.signals(frame, measured: measured, light: beside.light, tracking: update, detections: detections)
         let coaching = coach.update(signals)
         lastPose = update?.cameraToWorld
         lastTimestamp = frame.timestamp

@@ -120,7 +120,7 @@ public struct Coach: Sendable {
         let o = options
         var codes: [(CoachingCode, String?)] = []
         let now = s.timestamp
-        if s.brightness < o.darkBelow { codes.append((.lowLight, nil)) }
+        if s.ambientIntensity < o.darkBelow { codes.append((.lowLight, nil)) }
         let fastPose = (s.cameraSpeed ?? 0) > o.maximumSpeed || (s.turnRate ?? 0) > o.maximumTurnRate
         let fastImage = s.cameraSpeed == nil && (s.imageMotion ?? 0) > o.maximumImageMotion
         let smeared = s.directionality > o.maximumDirectionality

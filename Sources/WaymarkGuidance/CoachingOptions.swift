@@ -9,8 +9,10 @@ public struct CoachingOptions: Sendable {
     public var onset = 0.2
     /// Seconds a condition must be gone before its message clears.
     public var clearAfter = 0.5
-    /// Mean gray level below which the view is too dark.
-    public var darkBelow = 40.0
+    /// Ambient intensity below which the view is too dark: a tenth of a view exposed for middle
+    /// gray, over three stops under. The walk-through's views measure 750–1700 in the light and
+    /// 15–57 in its darkness (Benchmarks/RESULTS.md).
+    public var darkBelow = 100.0
     /// Fewer features than this, or spread over less of the view, is too little detail.
     public var minimumFeatures = 150
     public var minimumSpread = 0.25

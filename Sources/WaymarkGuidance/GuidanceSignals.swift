@@ -62,8 +62,9 @@ public struct GuidanceSignals: Sendable {
     /// over the frame that holds at least a few of them.
     public var featureCount: Int
     public var featureSpread: Double
-    /// Mean gray level, 0–255.
-    public var brightness: Double
+    /// How bright the view is: the light estimate's ambient intensity (ARKit's scale, 1000 for a
+    /// view exposed for middle gray; `LightEstimate`).
+    public var ambientIntensity: Double
     /// Variance of the Laplacian of the half-size gray frame: small when blurred.
     public var sharpness: Double
     /// Apparent motion of the whole view since the previous frame, pixels per second.
@@ -87,7 +88,7 @@ public struct GuidanceSignals: Sendable {
     /// The camera is tracked from its images alone: its map starts from a sideways move.
     public var tracksFromImagesAlone = false
 
-    public init(timestamp: Double, tracking: TrackingState?, featureCount: Int, featureSpread: Double, brightness: Double,
+    public init(timestamp: Double, tracking: TrackingState?, featureCount: Int, featureSpread: Double, ambientIntensity: Double,
                 sharpness: Double, imageMotion: Double? = nil, cameraSpeed: Double? = nil, turnRate: Double? = nil,
                 horizontalSurfaces: Int = 0, verticalSurfaces: Int = 0, images: [ImageInView] = [],
                 offscreenObject: (name: String, direction: OffscreenDirection)? = nil, objectToPlace: String? = nil)
@@ -96,7 +97,7 @@ public struct GuidanceSignals: Sendable {
         self.tracking = tracking
         self.featureCount = featureCount
         self.featureSpread = featureSpread
-        self.brightness = brightness
+        self.ambientIntensity = ambientIntensity
         self.sharpness = sharpness
         self.imageMotion = imageMotion
         self.cameraSpeed = cameraSpeed

@@ -3,8 +3,6 @@ import WaymarkCore
 
 /// What one frame shows about the conditions it was taken in (see `FrameMeter`).
 public struct FrameMeasurement: Sendable, Equatable {
-    /// Mean gray level, 0–255.
-    public var brightness: Double
     /// Variance of the Laplacian of the half-size gray frame: small when blurred or plain.
     public var sharpness: Double
     /// How much of the frame's detail runs across one direction, 0–1: the coherence of the
@@ -49,14 +47,14 @@ public final class FrameMeter {
         let energy = xx + yy
         let anisotropy = ((xx - yy) * (xx - yy) + 4 * xy * xy).squareRoot()
         return FrameMeasurement(
-            brightness: signals.brightness, sharpness: signals.sharpness,
+            sharpness: signals.sharpness,
             directionality: energy >= Self.minimumGradientEnergy ? anisotropy / energy : 0,
             cornerCount: Int(signals.corner_count),
             cornerSpread: signals.corner_spread, motion: trusted ? SIMD2(signals.motion_x, signals.motion_y) : nil)
     }
 
-    /// The light of a colour frame (its key and its light's colour) or of a gray one (its key
-    /// alone), on a quarter-size copy; its buffers are reused.
+    /// The light of a colour frame (its mean luminance and its light's colour) or of a gray one
+    /// (its mean luminance alone), on a quarter-size copy; its buffers are reused.
     public func measureLight(_ image: Image) -> LightMeasurement {
         var signals = cs_light_signals()
         chroma.withUnsafeMutableBufferPointer { buffer in
@@ -64,7 +62,7 @@ public final class FrameMeter {
         }
         let found = signals.has_chroma != 0 ? IlluminantSearch.illuminant(in: chroma, pixels: Int(signals.pixels)) : nil
         return LightMeasurement(
-            luminanceKey: signals.luminance_key, illuminant: found?.colour, illuminantShare: found?.share ?? 0)
+            meanLuminance: signals.mean_luminance, illuminant: found?.colour, illuminantShare: found?.share ?? 0)
     }
 
     /// The last measured frame's sharpness inside each rectangle (x, y, width, height, full-frame

@@ -3,16 +3,16 @@ import Foundation
 
 /// The light of one frame as its pixels show it (`FrameMeter.measureLight`), in linear light.
 public struct LightMeasurement: Sendable, Equatable {
-    /// Log-average luminance, 0–1: the scene's key. A frame exposed for middle gray has 0.18.
-    public var luminanceKey: Double
+    /// Mean luminance, 0–1 (Rec. 709 weights). A frame exposed for middle gray has 0.18.
+    public var meanLuminance: Double
     /// The light's colour: the mean linear RGB of the pixels that are gray under it, green 1; nil
     /// for a gray frame, or when too few pixels are neither clipped nor dark.
     public var illuminant: SIMD3<Double>?
     /// The fraction of the frame's pixels the illuminant was taken from.
     public var illuminantShare: Double
 
-    public init(luminanceKey: Double, illuminant: SIMD3<Double>?, illuminantShare: Double) {
-        self.luminanceKey = luminanceKey
+    public init(meanLuminance: Double, illuminant: SIMD3<Double>?, illuminantShare: Double) {
+        self.meanLuminance = meanLuminance
         self.illuminant = illuminant
         self.illuminantShare = illuminantShare
     }
@@ -21,8 +21,8 @@ public struct LightMeasurement: Sendable, Equatable {
 /// What a renderer needs to light virtual content as the scene is lit, on the scales ARKit and
 /// ARCore use.
 public struct LightEstimate: Sendable, Equatable {
-    /// ARKit's `ambientIntensity` scale, 1000 for a frame whose key is middle gray: 1000 × key /
-    /// 0.18. From the pixels alone, so it says how bright the image is; a camera's automatic
+    /// ARKit's `ambientIntensity` scale, 1000 for a frame exposed for middle gray: 1000 × its
+    /// mean luminance / 0.18. From the pixels alone, so it says how bright the image is; a camera's automatic
     /// exposure keeps that near 1000 in most light, as it keeps the image viewable.
     public var ambientIntensity: Double
     /// The correlated colour temperature of the light, kelvin (6500 neutral); nil without colour.
@@ -41,7 +41,7 @@ public struct LightEstimate: Sendable, Equatable {
 
     public init(_ measurement: LightMeasurement) {
         self.init(
-            ambientIntensity: 1000 * measurement.luminanceKey / Self.middleGray,
+            ambientIntensity: 1000 * measurement.meanLuminance / Self.middleGray,
             colorTemperature: measurement.illuminant.map(ColorTemperature.kelvin(ofLinearRGB:)),
             colorCorrection: measurement.illuminant)
     }

@@ -8,7 +8,7 @@ import WaymarkGuidance
 
     /// A calm, well-lit, detailed frame with normal tracking.
     static func calm(_ t: Double) -> GuidanceSignals {
-        GuidanceSignals(timestamp: t, tracking: .normal, featureCount: 800, featureSpread: 0.9, brightness: 120,
+        GuidanceSignals(timestamp: t, tracking: .normal, featureCount: 800, featureSpread: 0.9, ambientIntensity: 1000,
                         sharpness: 300, cameraSpeed: 0.3, turnRate: 10, horizontalSurfaces: 1)
     }
 
@@ -30,7 +30,7 @@ import WaymarkGuidance
 
     @Test func darknessShowsItsMessageWithinASecondAndClearsWithinTwo() throws {
         var coach = Coach(options: CoachingOptions(goal: .tracking, language: .english))
-        let frames = Self.run(&coach, seconds: 10) { t, s in if t >= 3, t < 5 { s.brightness = 12 } }
+        let frames = Self.run(&coach, seconds: 10) { t, s in if t >= 3, t < 5 { s.ambientIntensity = 30 } }
         let changes = Self.changes(frames)
         #expect(changes.map(\.code) == [.lowLight, nil])
         let shown = try #require(changes.first).time
@@ -85,7 +85,7 @@ import WaymarkGuidance
     @Test func flickeringTroubleNeverFlickersTheMessage() {
         var coach = Coach(options: CoachingOptions(goal: .tracking, language: .english))
         let frames = Self.run(&coach, seconds: 12) { t, s in
-            if Int(t / 0.3) % 2 == 1 { s.brightness = 10 }
+            if Int(t / 0.3) % 2 == 1 { s.ambientIntensity = 25 }
             if Int(t / 0.45) % 2 == 1 { s.cameraSpeed = 3 }
         }
         let changes = Self.changes(frames)
@@ -100,7 +100,7 @@ import WaymarkGuidance
     @Test func aNewTroubleReplacesAFinishedOneInOneChange() {
         var coach = Coach(options: CoachingOptions(goal: .tracking, language: .english))
         let frames = Self.run(&coach, seconds: 8) { t, s in
-            if t >= 1, t < 3 { s.brightness = 10 }
+            if t >= 1, t < 3 { s.ambientIntensity = 25 }
             if t >= 3, t < 6 { s.featureCount = 20 }
         }
         let changes = Self.changes(frames)
@@ -112,7 +112,7 @@ import WaymarkGuidance
         var coach = Coach(options: CoachingOptions(goal: .tracking, language: .english))
         let frames = Self.run(&coach, seconds: 4) { t, s in
             if t >= 1 {
-                s.brightness = 15
+                s.ambientIntensity = 40
                 s.featureCount = 20
                 s.tracking = .limited(.insufficientFeatures)
             }

@@ -137,7 +137,7 @@ extension RealLightTests {
 
 @Suite struct LightSmootherTests {
     static func measurement(key: Double, kelvin: Double) -> LightMeasurement {
-        LightMeasurement(luminanceKey: key, illuminant: ColorTemperature.linearRGB(kelvin: kelvin), illuminantShare: 1)
+        LightMeasurement(meanLuminance: key, illuminant: ColorTemperature.linearRGB(kelvin: kelvin), illuminantShare: 1)
     }
 
     /// A step from a bright neutral light to a dim warm one, at 30 frames a second: the estimate

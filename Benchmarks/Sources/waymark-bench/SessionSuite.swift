@@ -74,6 +74,7 @@ struct SessionSuite {
                 reportSpeed([("recorded poses (groundtruth.txt)", steps), ("the engine's own tracking", odometry),
                              ("a plain video: monocular tracking, goal tracking", video),
                              ("a plain video with surfaces among the map's points (--surfaces)", videoSurfaces)])
+                reportLightCost(rendered)
             }
         }
         if parts.contains("memory") { try reportMemory(rendered, walk, references) }
@@ -207,15 +208,15 @@ struct SessionSuite {
         print("Messages over the run (English): "
               + runs(steps).map { "\(format($0.start, 1))–\(format($0.end, 1)) s `\($0.code?.rawValue ?? "none")`" }.joined(separator: ", ")
               + ".\n")
-        print("Signals per segment (medians): brightness, corners (FAST, half size), spread, sharpness, view motion (widths/s), "
+        print("Signals per segment (medians): ambient intensity (1000: exposed for middle gray), corners (FAST, half size), spread, sharpness, view motion (widths/s), "
               + "directionality (0–1), and the frames whose directionality says the view is smeared:\n")
-        print("| segment | frames | brightness | corners | spread | sharpness | view motion | directionality | smeared |")
+        print("| segment | frames | ambient intensity | corners | spread | sharpness | view motion | directionality | smeared |")
         print("|---|---|---|---|---|---|---|---|---|")
         for segment in Walkthrough.Segment.allCases {
             let inside = steps.filter { $0.segment == segment }.map(\.signals)
             guard !inside.isEmpty else { continue }
             func median(_ values: [Double]) -> String { values.isEmpty ? "—" : format(Summary(values).median, 1) }
-            print("| \(segment.rawValue) | \(inside.count) | \(median(inside.map(\.brightness))) | "
+            print("| \(segment.rawValue) | \(inside.count) | \(median(inside.map(\.ambientIntensity))) | "
                   + "\(median(inside.map { Double($0.featureCount) })) | \(median(inside.map(\.featureSpread))) | "
                   + "\(median(inside.map(\.sharpness))) | \(median(inside.compactMap(\.imageMotion))) | "
                   + "\(format(Summary(inside.map(\.directionality)).median, 2)) | "
@@ -253,6 +254,20 @@ struct SessionSuite {
             print("| \(name) | \(format(summary.median, 1)) | \(format(summary.p90, 1)) | \(format(mean, 1)) | \(format(1000 / mean, 1)) |")
         }
         print("")
+    }
+
+    /// The light estimate's share of a frame: `FrameMeter.measureLight` (a quarter-size copy,
+    /// its luminance and chroma histogram, the search along the locus) and the smoothing.
+    private func reportLightCost(_ rendered: [Rendered]) {
+        let meter = FrameMeter()
+        var smoother = LightSmoother()
+        let times = rendered.map { frame in
+            milliseconds { _ = smoother.update(meter.measureLight(frame.image), at: frame.frame.timestamp) }.1
+        }
+        let summary = Summary(times)
+        figures.record("session.speed.light_estimate.median_ms", summary.median)
+        print("The light estimate alone (measured and smoothed, one thread, 640×480 colour): median "
+              + "\(format(summary.median, 3)) ms, p90 \(format(summary.p90, 3)) ms a frame (target: under 0.5 ms).\n")
     }
 
     // MARK: Memory

@@ -103,7 +103,6 @@ cs_status cs_image_get_statistics(const cs_image *image, cs_image_statistics *ou
 typedef struct cs_frame_meter cs_frame_meter;
 
 typedef struct cs_frame_signals {
-    double brightness;      /* mean gray level, 0-255 */
     double sharpness;       /* variance of the Laplacian of the half-size gray frame */
     double gradient_xx;     /* the half-size frame's mean structure tensor: means of gx*gx, gy*gy, */
     double gradient_yy;     /* gx*gy over its 3x3 Sobel gradients */
@@ -120,7 +119,7 @@ typedef struct cs_frame_signals {
 #define CS_CHROMA_BINS 100
 #define CS_CHROMA_STEP 0.05f
 typedef struct cs_light_signals {
-    double luminance_key; /* log-average luminance: the scene's key */
+    double mean_luminance; /* mean luminance (Rec. 709 weights) */
     int32_t pixels;       /* of the quarter-size copy */
     int32_t has_chroma;   /* 1 for a colour frame: the chroma histogram is filled */
 } cs_light_signals;

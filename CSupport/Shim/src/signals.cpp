@@ -1,8 +1,8 @@
-// Per-frame signals for coaching, on a half-size gray copy: brightness, sharpness (variance of
+// Per-frame signals for coaching, on a half-size gray copy: sharpness (variance of
 // the Laplacian), the mean structure tensor (products of Sobel gradients), FAST corner count and
 // spread, and the view's shift since the previous frame (phase correlation of 128x96
 // thumbnails); and, apart, on a quarter-size copy of the colour frame in linear light, the scene's
-// key and a histogram of its pixels' chromaticity, from which the light's colour is found. All
+// mean luminance and a histogram of its pixels' chromaticity, from which the light's colour is found. All
 // buffers live in the meter and are reused.
 #include "barrier.hpp"
 
@@ -60,18 +60,18 @@ void measure_light(cs_frame_meter *meter, const cv::Mat &frame, float *chroma, c
     const cv::Mat &q = meter->quarter;
     const int bins = CS_CHROMA_BINS;
     std::fill(chroma, chroma + 4 * bins * bins, 0.0f);
-    double log_sum = 0;
+    double luminance_sum = 0;
     for (int y = 0; y < q.rows; ++y) {
         const uint8_t *row = q.ptr<uint8_t>(y);
         for (int x = 0; x < q.cols; ++x) {
             if (q.channels() == 1) {
-                log_sum += std::log(1e-4 + light.value[row[x]]);
+                luminance_sum += light.value[row[x]];
                 continue;
             }
             const uint8_t *p = row + 3 * x;  // BGR
             const float b = light.value[p[0]], g = light.value[p[1]], r = light.value[p[2]];
             const float luminance = 0.2126f * r + 0.7152f * g + 0.0722f * b;
-            log_sum += std::log(1e-4f + luminance);
+            luminance_sum += luminance;
             if (std::max({p[0], p[1], p[2]}) >= clipped_code || luminance < darkest_luminance) continue;
             const int u = int(std::floor((light.log[p[2]] - light.log[p[1]]) / CS_CHROMA_STEP)) + bins / 2;
             const int v = int(std::floor((light.log[p[0]] - light.log[p[1]]) / CS_CHROMA_STEP)) + bins / 2;
@@ -82,7 +82,7 @@ void measure_light(cs_frame_meter *meter, const cv::Mat &frame, float *chroma, c
     }
     out->pixels = int32_t(q.rows * q.cols);
     out->has_chroma = q.channels() == 3 ? 1 : 0;
-    out->luminance_key = std::exp(log_sum / (double(q.rows) * q.cols));
+    out->mean_luminance = luminance_sum / (double(q.rows) * q.cols);
 }
 } // namespace
 
@@ -109,7 +109,6 @@ cs_status cs_frame_meter_measure(cs_frame_meter *meter, const cs_image *image, c
         }
         const int w = std::max(1, gray->cols / 2), h = std::max(1, gray->rows / 2);
         cv::resize(*gray, meter->half, cv::Size(w, h), 0, 0, cv::INTER_AREA);
-        out->brightness = cv::mean(meter->half)[0];
         cv::Laplacian(meter->half, meter->laplacian, CV_16S);
         out->sharpness = laplacian_variance(meter->laplacian);
         cv::Sobel(meter->half, meter->gradient_x, CV_32F, 1, 0);
