@@ -165,9 +165,9 @@ public final class Session {
             { () -> (features: SharedFeatures, surfaces: DetectedSurfaces?) in
                 (self.sharedFeatures(gray), surfacesBesideFeatures ? surfaces() : nil)
             },
-            { () -> (measured: FrameMeasurement, light: LightEstimate, surfaces: DetectedSurfaces?, prealigned: Prealignment?) in
-                let light = self.lightSmoother.update(self.meter.measureLight(frame.image), at: frame.timestamp)
-                return (self.meter.measure(gray), light, surfacesBesideFeatures ? nil : surfaces(), self.tracker?.prealign(trackingFrame))
+            { () -> (measured: FrameMeasurement, light: LightMeasurement, surfaces: DetectedSurfaces?, prealigned: Prealignment?) in
+                (self.meter.measure(gray), self.meter.measureLight(frame.image), surfacesBesideFeatures ? nil : surfaces(),
+                 self.tracker?.prealign(trackingFrame))
             })
         let (features, measured, detected) = (early.features, beside.measured, early.surfaces ?? beside.surfaces)
         let (detections, tracked) = runConcurrently(
@@ -205,14 +205,18 @@ public final class Session {
         if let pose = update?.cameraToWorld, update?.state == .normal, isMetric {
             anchorEvents += anchorImages(detections, cameraToWorld: pose)
         }
-        let signals = self.signals(frame, measured: measured, light: beside.light, tracking: update, detections: detections)
+        // Coaching reads this frame's own light, as it reads its other signals, unsmoothed: the
+        // darkness is told at once, before the features it hides are missed.
+        let signals = self.signals(frame, measured: measured, light: LightEstimate(beside.light), tracking: update,
+                                   detections: detections)
         let coaching = coach.update(signals)
         lastPose = update?.cameraToWorld
         lastTimestamp = frame.timestamp
         return FrameResult(timestamp: frame.timestamp, tracking: update, detections: detections,
                            planes: anchoredSurfaces.found, planeAnchorIDs: anchoredSurfaces.anchorIDs,
                            planeEvents: anchoredSurfaces.events, anchorEvents: anchorEvents,
-                           signals: signals, coaching: coaching, light: beside.light)
+                           signals: signals, coaching: coaching,
+                           light: lightSmoother.update(beside.light, at: frame.timestamp))
     }
 
     private typealias SharedFeatures = (forImages: FeatureSet?, forTracking: FeatureSet?)

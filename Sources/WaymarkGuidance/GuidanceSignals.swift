@@ -62,8 +62,8 @@ public struct GuidanceSignals: Sendable {
     /// over the frame that holds at least a few of them.
     public var featureCount: Int
     public var featureSpread: Double
-    /// How bright the view is: the light estimate's ambient intensity (ARKit's scale, 1000 for a
-    /// view exposed for middle gray; `LightEstimate`).
+    /// How bright the view is: this frame's light estimate's ambient intensity, unsmoothed
+    /// (ARKit's scale, 1000 for a view exposed for middle gray; `LightEstimate`).
     public var ambientIntensity: Double
     /// Variance of the Laplacian of the half-size gray frame: small when blurred.
     public var sharpness: Double

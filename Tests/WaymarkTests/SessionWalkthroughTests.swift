@@ -33,8 +33,7 @@ import Waymark
         let cleared = try #require(results.first { $0.timestamp > shown && $0.coaching.message?.code != .lowLight }).timestamp
         #expect(cleared >= darkEnd && cleared <= darkEnd + 2, "cleared at \(cleared) s, darkness until \(darkEnd) s")
         #expect(dark[0].coaching.message?.text == CoachingCatalogue.text(.lowLight, object: nil, language: .simplifiedChinese))
-        // The light estimate is smoothed over 0.15 s: from half a second into the darkness it is dark.
-        #expect(frames.filter { $0.segment == .dark && $0.timestamp >= darkStart + 0.5 }.allSatisfy { frame in
+        #expect(frames.filter { $0.segment == .dark }.allSatisfy { frame in
             results.first { $0.timestamp == frame.timestamp }!.signals.ambientIntensity < configuration.coaching.darkBelow
         })
 
