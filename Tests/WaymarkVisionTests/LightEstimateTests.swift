@@ -121,38 +121,25 @@ extension RealLightTests {
         #expect(moved.count { $0 < 300 } >= 12, "moved by \(moved.map { Int($0) }) K")
     }
 
-    /// Oxford's leuven: one view at six exposures, each darker than the last. (Each step's ratio
-    /// against the mean luminance's is in the closing note of issue 18: the first step's differs
-    /// most, 0.42 against 0.54, as img1's sky is clipped.)
+    /// Oxford's leuven: one view at six exposures, each darker than the last, by the ratio of
+    /// the full-size images' mean luminance (the meter reads a quarter-size copy: within 1.3 %).
     @Test func theExposureSeriesDarkensStepByStep() throws {
         let meter = FrameMeter()
-        let intensities = try (1...6).map { number in
-            LightEstimate(meter.measureLight(try Self.photograph("oxford_affine/leuven/img\(number).png"))).ambientIntensity
+        var intensities: [Double] = [], meanLuminances: [Double] = []
+        for number in 1...6 {
+            let image = try Self.photograph("oxford_affine/leuven/img\(number).png")
+            intensities.append(LightEstimate(meter.measureLight(image)).ambientIntensity)
+            let pixels = image.pixels
+            var sum = 0.0
+            for at in stride(from: 0, to: pixels.count, by: 3) {  // BGR
+                sum += 0.0722 * Self.linear(pixels[at]) + 0.7152 * Self.linear(pixels[at + 1]) + 0.2126 * Self.linear(pixels[at + 2])
+            }
+            meanLuminances.append(sum / Double(pixels.count / 3))
         }
         for step in 1..<6 {
-            #expect(intensities[step] < intensities[step - 1], "img\(step + 1) is not darker than img\(step): \(intensities)")
+            let ratio = intensities[step] / intensities[step - 1], meanRatio = meanLuminances[step] / meanLuminances[step - 1]
+            #expect(ratio < 1, "img\(step + 1) is not darker than img\(step): \(intensities)")
+            #expect(abs(ratio / meanRatio - 1) < 0.03, "step \(step): \(ratio) against the mean luminance's \(meanRatio)")
         }
-    }
-}
-
-@Suite struct LightSmootherTests {
-    static func measurement(key: Double, kelvin: Double) -> LightMeasurement {
-        LightMeasurement(meanLuminance: key, illuminant: ColorTemperature.linearRGB(kelvin: kelvin), illuminantShare: 1)
-    }
-
-    /// A step from a bright neutral light to a dim warm one, at 30 frames a second: the estimate
-    /// moves at once, is within 5 % of the new light 0.45 s later, and a gap starts afresh.
-    @Test func aStepIsFollowedWithinHalfASecondAndAGapStartsAfresh() {
-        var smoother = LightSmoother()
-        for frame in 0..<30 { _ = smoother.update(Self.measurement(key: 0.18, kelvin: 6500), at: Double(frame) / 30) }
-        let first = smoother.update(Self.measurement(key: 0.054, kelvin: 3000), at: 1)
-        #expect(first.ambientIntensity < 900 && first.ambientIntensity > 300 + 20)
-        var later = first
-        for frame in 31...44 { later = smoother.update(Self.measurement(key: 0.054, kelvin: 3000), at: Double(frame) / 30) }
-        // 0.467 s after the step: e^(-0.467 / 0.15) = 4.5 % of the way is left.
-        #expect(abs(log(later.ambientIntensity / 300)) < 0.05 * log(1000.0 / 300))
-        #expect(abs(1e6 / later.colorTemperature! - 1e6 / 3000) < 0.05 * (1e6 / 3000 - 1e6 / 6500))
-        let afterGap = smoother.update(Self.measurement(key: 0.18, kelvin: 6500), at: 3)
-        #expect(abs(afterGap.ambientIntensity - 1000) < 1e-6 && abs(afterGap.colorTemperature! - 6500) < 1)
     }
 }
