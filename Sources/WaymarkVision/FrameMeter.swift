@@ -54,7 +54,7 @@ public final class FrameMeter {
     }
 
     /// The light of a colour frame (its mean luminance and its light's colour) or of a gray one
-    /// (its mean luminance alone), on a quarter-size copy; its buffers are reused.
+    /// (its mean luminance alone), on every fourth pixel of every fourth row; its buffer is reused.
     public func measureLight(_ image: Image) -> LightMeasurement {
         var signals = cs_light_signals()
         chroma.withUnsafeMutableBufferPointer { buffer in

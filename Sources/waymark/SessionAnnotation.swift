@@ -39,6 +39,7 @@ final class SessionAnnotation {
         Self.drawDetections(result.detections, on: image)
         drawIndicator(result.cameraToWorld, map: map, on: image)
         if let state = result.tracking?.state { drawStatus(state, on: image) }
+        drawLight(result.light, on: image)
         if let message = result.coaching.message { drawBanner(message, on: image) }
         try writer.write(image)
     }
@@ -101,6 +102,25 @@ final class SessionAnnotation {
                             opacity: 0.5)
         image.fillRectangle(x: 8, y: 8, width: height, height: height, color: colour, opacity: 1)
         text.draw(label, on: image, at: (height + 14, 6), height: height, color: Color(red: 255, green: 255, blue: 255))
+    }
+
+    /// The light estimate at the top right: a swatch of the light's colour (gray without colour),
+    /// its ambient intensity and its colour temperature.
+    private func drawLight(_ light: LightEstimate, on image: Image) {
+        let height = textHeight * 3 / 4
+        let label = "\(Int(light.ambientIntensity.rounded()))" + (light.colorTemperature.map { " · \(Int($0.rounded())) K" } ?? "")
+        let width = text.size(of: label, height: height).width
+        let left = image.width - width - height - 18
+        image.fillRectangle(x: left, y: 4, width: width + height + 14, height: height + 8, color: Color(red: 0, green: 0, blue: 0),
+                            opacity: 0.5)
+        // The light's colour at a mid-gray's level, its channels back in sRGB's coding.
+        let swatch = (light.colorCorrection ?? SIMD3(1, 1, 1)) / max(light.colorCorrection?.max() ?? 1, 1e-9) * 0.5
+        func code(_ linear: Double) -> UInt8 {
+            UInt8((255 * (linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055)).rounded())
+        }
+        image.fillRectangle(x: left + 4, y: 8, width: height, height: height,
+                            color: Color(red: code(swatch.x), green: code(swatch.y), blue: code(swatch.z)), opacity: 1)
+        text.draw(label, on: image, at: (left + height + 10, 6), height: height, color: Color(red: 255, green: 255, blue: 255))
     }
 
     /// The message in a dark band across the bottom, wrapped to the frame's width.

@@ -73,9 +73,9 @@ import WaymarkVision
     /// Each photograph made neutral by the light found in it, then relit as by a black body at
     /// 3000–8000 K: the temperature found again. The truth of a photograph's own light is not
     /// known, so the shift is applied from what this estimator calls neutral. Measured at this
-    /// commit: 67 of 80 within 300 K; the misses are the tungsten-lit cones (all five, its blue
-    /// clipped when neutralised), leuven under a blue cast (all five: two clusters of gray trade
-    /// places), and at 8000 K bikes, wall and the Open3D frame (448, 443 and 711 K).
+    /// commit: 68 of 80 within 300 K; the misses are leuven under a blue cast (all five: two
+    /// clusters of gray trade places), wall and venus at 6500 and 8000 K (406–658 K off), and at
+    /// 8000 K bikes, trees and the Open3D frame (449, 305 and 303 K).
     @Test func knownWhiteBalanceShiftsAreFoundAgain() throws {
         let meter = FrameMeter()
         var within = 0, cases = 0
@@ -90,15 +90,14 @@ import WaymarkVision
                 within += abs(found - kelvin) < 300 ? 1 : 0
             }
         }
-        #expect(Double(within) >= 0.8 * Double(cases), "\(within) of \(cases) within 300 K")
+        #expect(Double(within) >= 0.85 * Double(cases), "\(within) of \(cases) within 300 K")
     }
 }
 
 extension RealLightTests {
     /// A large saturated red poster (a third of the view) held over each photograph. Measured at
-    /// this commit: 12 of 16 move less than 300 K (most by under 20 K); the misses are leuven and
-    /// bikes under their blue casts (where 300 K is under 1 mired), the tungsten-lit cones (769 K)
-    /// and the Open3D frame (358 K).
+    /// this commit: 13 of 16 move less than 300 K (most by under 20 K); the misses are leuven and
+    /// bikes under their blue casts (where 300 K is under 1 mired) and the Open3D frame (343 K).
     @Test func aLargeRedPosterMovesTheTemperatureLittle() throws {
         let meter = FrameMeter()
         var moved: [Double] = []
@@ -118,11 +117,11 @@ extension RealLightTests {
             let after = try #require(LightEstimate(meter.measureLight(poster)).colorTemperature)
             moved.append(abs(after - before))
         }
-        #expect(moved.count { $0 < 300 } >= 12, "moved by \(moved.map { Int($0) }) K")
+        #expect(moved.count { $0 < 300 } >= 13, "moved by \(moved.map { Int($0) }) K")
     }
 
     /// Oxford's leuven: one view at six exposures, each darker than the last, by the ratio of
-    /// the full-size images' mean luminance (the meter reads a quarter-size copy: within 1.3 %).
+    /// the images' mean luminance over all their pixels (the meter samples one in 16).
     @Test func theExposureSeriesDarkensStepByStep() throws {
         let meter = FrameMeter()
         var intensities: [Double] = [], meanLuminances: [Double] = []

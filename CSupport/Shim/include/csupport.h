@@ -115,12 +115,12 @@ typedef struct cs_frame_signals {
     double motion_response; /* phase-correlation peak, 0-1: low when the shift is unreliable */
 } cs_frame_signals;
 
-/* The light of a frame, on a quarter-size copy in linear light (sRGB decoded, 0-1). */
+/* The light of a frame, on every fourth pixel of every fourth row, in linear light (sRGB decoded, 0-1). */
 #define CS_CHROMA_BINS 100
 #define CS_CHROMA_STEP 0.05f
 typedef struct cs_light_signals {
     double mean_luminance; /* mean luminance (Rec. 709 weights) */
-    int32_t pixels;       /* of the quarter-size copy */
+    int32_t pixels;       /* sampled */
     int32_t has_chroma;   /* 1 for a colour frame: the chroma histogram is filled */
 } cs_light_signals;
 
