@@ -12,7 +12,8 @@ extension Walkthrough {
     }
 
     /// Ray-casts the room for `frame`: depth and labels from its pose; colour averaged over the
-    /// exposure (motion blur), scaled by the frame's brightness, with seeded sensor noise.
+    /// exposure (motion blur), scaled by the frame's brightness and relit by its light, with
+    /// seeded sensor noise.
     public func render(_ frame: Frame, color: Bool = true) -> Rendering {
         var depth = [Float](repeating: 0, count: width * height)
         var labels = [UInt16](repeating: 0, count: width * height)
@@ -34,10 +35,21 @@ extension Walkthrough {
         guard color else { return Rendering(color: nil, depth: depth, labels: labels) }
         var generator = SeededGenerator(seed: 0x5EED_0000 &+ UInt64(frame.index))
         let scale = frame.brightness / Double(frame.exposure.count)
-        let pixels = sums.map { sum -> UInt8 in
-            UInt8(max(0, min(255, (sum * scale + 2 * generator.nextGaussian()).rounded())))
+        let relit = frame.light != SIMD3(1, 1, 1)
+        let gains = [frame.light.z, frame.light.y, frame.light.x]  // BGR
+        let pixels = sums.enumerated().map { k, sum -> UInt8 in
+            let code = relit ? Self.relight(sum * scale, by: gains[k % 3]) : sum * scale
+            return UInt8(max(0, min(255, (code + 2 * generator.nextGaussian()).rounded())))
         }
         return Rendering(color: pixels, depth: depth, labels: labels)
+    }
+
+    /// An sRGB code value (0–255) whose linear light is multiplied by `gain`.
+    private static func relight(_ code: Double, by gain: Double) -> Double {
+        let c = min(max(code / 255, 0), 1)
+        let linear = (c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)) * gain
+        let v = min(linear, 1)
+        return 255 * (v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055)
     }
 
     /// Calls `hit(pixel index, depth, surface id, colour)` for the nearest surface along each pixel's ray.

@@ -61,6 +61,9 @@ public struct Walkthrough: Sendable {
         public var segment: Segment
         /// 1 normally; the darkness segment is much darker.
         public var brightness: Double
+        /// The light's strength and colour, per channel (RGB) in linear light: (1, 1, 1) as the
+        /// room is rendered; a harness relights frames to script a change of light.
+        public var light = SIMD3<Double>(1, 1, 1)
         /// Poses averaged into the colour image (motion blur); the last is `cameraToWorld`.
         var exposure: [RigidTransform]
     }

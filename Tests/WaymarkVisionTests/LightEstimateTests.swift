@@ -142,3 +142,25 @@ extension RealLightTests {
         }
     }
 }
+
+@Suite struct LightSmootherTests {
+    static func measurement(key: Double, kelvin: Double) -> LightMeasurement {
+        LightMeasurement(meanLuminance: key, illuminant: ColorTemperature.linearRGB(kelvin: kelvin), illuminantShare: 1)
+    }
+
+    /// A step from a bright neutral light to a dim warm one, at 30 frames a second: the estimate
+    /// moves at once, is within 5 % of the new light 0.45 s later, and a gap starts afresh.
+    @Test func aStepIsFollowedWithinHalfASecondAndAGapStartsAfresh() {
+        var smoother = LightSmoother()
+        for frame in 0..<30 { _ = smoother.update(Self.measurement(key: 0.18, kelvin: 6500), at: Double(frame) / 30) }
+        let first = smoother.update(Self.measurement(key: 0.054, kelvin: 3000), at: 1)
+        #expect(first.ambientIntensity < 900 && first.ambientIntensity > 300 + 20)
+        var later = first
+        for frame in 31...44 { later = smoother.update(Self.measurement(key: 0.054, kelvin: 3000), at: Double(frame) / 30) }
+        // 0.467 s after the step: e^(-0.467 / 0.1) = 0.9 % of the way is left.
+        #expect(abs(log(later.ambientIntensity / 300)) < 0.05 * log(1000.0 / 300))
+        #expect(abs(1e6 / later.colorTemperature! - 1e6 / 3000) < 0.05 * (1e6 / 3000 - 1e6 / 6500))
+        let afterGap = smoother.update(Self.measurement(key: 0.18, kelvin: 6500), at: 3)
+        #expect(abs(afterGap.ambientIntensity - 1000) < 1e-6 && abs(afterGap.colorTemperature! - 6500) < 1)
+    }
+}

@@ -10,7 +10,7 @@ struct SessionSuite {
     var datasets: URL
     var parts: Set<String>
     var figures: Figures
-    static let allParts: Set<String> = ["coaching", "speed", "memory"]
+    static let allParts: Set<String> = ["coaching", "speed", "memory", "light"]
     static let languages = CoachingLanguage.allCases
     /// The trouble, its message, and the limits the HIG's "shown only when needed" asks of it.
     static let expected: [(Walkthrough.Segment, CoachingCode)] = [
@@ -45,9 +45,11 @@ struct SessionSuite {
     func run() throws {
         guard let folder = Walkthrough.installedPosterFolder() else { throw BenchError("the walk-through needs opencv-doc") }
         let walk = try Walkthrough(posterFolder: folder, width: 640, height: 480, framesPerSecond: 30, script: .coaching)
+        print("## Session\n")
+        if parts.contains("light") { reportLightFollowing(walk) }
+        guard !parts.isDisjoint(with: ["coaching", "speed", "memory"]) else { return }
         let references = try self.references(walk)
         let (rendered, renderMs) = milliseconds { walk.frames.map { render($0, walk) } }
-        print("## Session\n")
         print("The coaching walk-through (Sources/WaymarkSamples/Walkthrough.swift, script `coaching`): \(walk.frames.count) frames "
               + "of 640×480 RGB-D at 30 fps, \(format(walk.frames.last!.timestamp, 1)) s with a 2 s interruption; "
               + "25 active references (its 4 posters with their sizes, 21 of the detection suite's), horizontal and vertical "
@@ -254,6 +256,54 @@ struct SessionSuite {
             print("| \(name) | \(format(summary.median, 1)) | \(format(summary.p90, 1)) | \(format(mean, 1)) | \(format(1000 / mean, 1)) |")
         }
         print("")
+    }
+
+    /// The first 5 s of the walk-through with the light changed over 2–3 s: ×0.3 and as warm as a
+    /// 3000 K lamp (gains in linear light). The session's light path (`FrameMeter.measureLight`,
+    /// then `LightSmoother`, as `Session.process` runs them) against each frame's own estimate,
+    /// and the change's true effect on the temperature (the light before, times the change's gains).
+    private func reportLightFollowing(_ walk: Walkthrough) {
+        let change = (start: 2.0, end: 3.0)
+        let warm = ColorTemperature.linearRGB(kelvin: 3000)
+        let target = 0.3 * warm / warm.max()
+        let frames = walk.frames.prefix { $0.timestamp < 5 }.map { frame -> Walkthrough.Frame in
+            var lit = frame
+            let share = min(max((frame.timestamp - change.start) / (change.end - change.start), 0), 1)
+            lit.light = SIMD3(1, 1, 1) + share * (target - SIMD3(1, 1, 1))
+            return lit
+        }
+        let meter = FrameMeter()
+        var smoother = LightSmoother()
+        let estimates = frames.map { frame -> (time: Double, own: LightEstimate, smoothed: LightEstimate, colour: SIMD3<Double>?) in
+            let image = Image(width: walk.width, height: walk.height, channels: 3, pixels: walk.render(frame).color!)
+            let measured = meter.measureLight(image)
+            return (frame.timestamp, LightEstimate(measured), smoother.update(measured, at: frame.timestamp), measured.illuminant)
+        }
+        func median(_ values: [Double]) -> Double { Summary(values).median }
+        let before = estimates.filter { $0.time >= 1 && $0.time < change.start }
+        let after = estimates.filter { $0.time >= change.end + 1 }
+        // The light's true change moves the colour found before by the change's gains.
+        let colourBefore = before.compactMap(\.colour).reduce(SIMD3<Double>(), +) / Double(before.count)
+        let expectedAfter = ColorTemperature.kelvin(ofLinearRGB: colourBefore * target)
+        // Followed: from then on the smoothed estimate stays within 5 % (intensity) and 5 mireds of the frame's own.
+        let followed = estimates.lastIndex { e in
+            guard let own = e.own.colorTemperature, let smooth = e.smoothed.colorTemperature else { return true }
+            return abs(log(e.smoothed.ambientIntensity / e.own.ambientIntensity)) >= 0.05 || abs(1e6 / smooth - 1e6 / own) >= 5
+        }.map { estimates[min($0 + 1, estimates.count - 1)].time } ?? 0
+        figures.record("session.light.follow_after_change_s", followed - change.end)
+        print("### Light through a scripted change\n")
+        print("The coaching walk-through's first 5 s (its first scan, 640×480, 30 fps) with its light changed over "
+              + "\(format(change.start, 1))–\(format(change.end, 1)) s to ×0.3 and as warm as a 3000 K lamp. Medians "
+              + "over 1–2 s and 4–5 s of each frame's own estimate; the expected temperature after is the colour found "
+              + "before times the change's gains.\n")
+        print("| | ambient intensity | colour temperature K |")
+        print("|---|---|---|")
+        print("| before | \(format(median(before.map(\.own.ambientIntensity)), 0)) | "
+              + "\(format(median(before.compactMap(\.own.colorTemperature)), 0)) |")
+        print("| after | \(format(median(after.map(\.own.ambientIntensity)), 0)) | "
+              + "\(format(median(after.compactMap(\.own.colorTemperature)), 0)) (expected \(format(expectedAfter, 0))) |")
+        print("\nThe smoothed estimate (the records') is within 5 % and 5 mireds of each frame's own from "
+              + "\(format(followed - change.end, 2)) s after the change ends on (target: within 0.5 s).\n")
     }
 
     /// The light estimate's share of a frame: `FrameMeter.measureLight` (a quarter-size copy,
