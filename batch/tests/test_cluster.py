@@ -2,6 +2,7 @@
 it, a bad input failing alone, a node lost mid-batch, a driver killed and restarted."""
 
 import json
+import os
 import re
 import signal
 import stat
@@ -43,6 +44,39 @@ def wait_for_statuses(out: Path, count: int, process: subprocess.Popen) -> None:
         assert process.poll() is None, "the batch ended before it got that far"
         assert time.monotonic() < deadline
         time.sleep(0.1)
+
+
+def crash(cluster, node) -> None:
+    """A machine that dies: its Ray worker processes and what they run killed first (removing a
+    node kills its raylet, and a worker in the middle of a task can still finish it), then the
+    node removed without grace."""
+    raylet = node.all_processes["raylet"][0].process.pid
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parents[int(entry)] = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError):
+                continue
+    family, grew = {raylet}, True
+    while grew:
+        grown = family | {pid for pid, parent in parents.items() if parent in family}
+        grew, family = grown != family, grown
+    for pid in family - {raylet}:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    cluster.remove_node(node, allow_graceful=False)
+
+
+def wait_for_attempts_in_flight(out: Path, count: int, process: subprocess.Popen) -> None:
+    """Until `count` attempts have started and not finished (markers without a status)."""
+    deadline = time.monotonic() + BATCH_SECONDS
+    while len(list((out / "attempts").iterdir())) - len(list((out / "status").glob("*.json"))) < count:
+        assert process.poll() is None, "the batch ended before it got that far"
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
 
 
 def test_every_result_equals_plain_waymark_process(input_set, plain_results, tmp_path):
@@ -100,10 +134,16 @@ def test_a_bad_input_fails_alone_and_one_that_kills_its_worker_ends_as_error(inp
 
 def test_a_node_removed_without_grace_loses_nothing_and_duplicates_nothing(input_set, plain_results, tmp_path):
     out = tmp_path / "batch"
+    # Each attempt takes a second longer, so that a node is seldom between two of them.
+    slower = tmp_path / "waymark"
+    slower.write_text(f'#!/bin/sh\nsleep 1\nexec {WAYMARK} "$@"\n')
+    slower.chmod(slower.stat().st_mode | stat.S_IXUSR)
     with loopback_cluster(workers=3) as (cluster, nodes):
-        process = subprocess.Popen(run_arguments(input_set, out, cluster.address), stderr=subprocess.PIPE, text=True)
-        wait_for_statuses(out, 4, process)  # every node is busy while inputs are queued
-        cluster.remove_node(nodes[0], allow_graceful=False)
+        process = subprocess.Popen(run_arguments(input_set, out, cluster.address, "--waymark", str(slower)),
+                                   stderr=subprocess.PIPE, text=True)
+        wait_for_statuses(out, 4, process)
+        wait_for_attempts_in_flight(out, 3, process)  # one on every node
+        crash(cluster, nodes[0])
         _, stderr = process.communicate(timeout=BATCH_SECONDS)
     assert process.returncode == 0, stderr
     assert_results_equal_plain(out, plain_results, input_set.inputs)
