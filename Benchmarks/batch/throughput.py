@@ -16,27 +16,15 @@ from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPOSITORY / "batch" / "tests"))
-from samples import batch_command, loopback_cluster, make_inputs  # noqa: E402
+from samples import batch_command, loopback_cluster, make_inputs, process_family  # noqa: E402
 
 WORKERS = 2
 
 
 def descendants_rss_megabytes() -> float:
     """Resident memory of every process this one started, and theirs (the Ray cluster)."""
-    parents = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-                parents[int(entry)] = int(fields[1])
-            except (OSError, IndexError):
-                continue
-    family, grew = {os.getpid()}, True
-    while grew:
-        grown = family | {pid for pid, parent in parents.items() if parent in family}
-        grew, family = grown != family, grown
     total_kb = 0
-    for pid in family - {os.getpid()}:
+    for pid in process_family(os.getpid()) - {os.getpid()}:
         try:
             status = Path(f"/proc/{pid}/status").read_text()
             total_kb += next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))

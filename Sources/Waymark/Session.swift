@@ -207,8 +207,8 @@ public final class Session {
         }
         // Coaching reads this frame's own light, as it reads its other signals, unsmoothed: the
         // darkness is told at once, before the features it hides are missed.
-        let signals = self.signals(frame, measured: measured, light: LightEstimate(beside.light), tracking: update,
-                                   detections: detections)
+        let light = LightEstimate(beside.light)
+        let signals = self.signals(frame, measured: measured, light: light, tracking: update, detections: detections)
         let coaching = coach.update(signals)
         lastPose = update?.cameraToWorld
         lastTimestamp = frame.timestamp
@@ -216,7 +216,7 @@ public final class Session {
                            planes: anchoredSurfaces.found, planeAnchorIDs: anchoredSurfaces.anchorIDs,
                            planeEvents: anchoredSurfaces.events, anchorEvents: anchorEvents,
                            signals: signals, coaching: coaching,
-                           light: lightSmoother.update(beside.light, at: frame.timestamp))
+                           light: lightSmoother.update(light, at: frame.timestamp))
     }
 
     private typealias SharedFeatures = (forImages: FeatureSet?, forTracking: FeatureSet?)

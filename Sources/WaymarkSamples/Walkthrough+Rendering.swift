@@ -46,10 +46,7 @@ extension Walkthrough {
 
     /// An sRGB code value (0–255) whose linear light is multiplied by `gain`.
     private static func relight(_ code: Double, by gain: Double) -> Double {
-        let c = min(max(code / 255, 0), 1)
-        let linear = (c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)) * gain
-        let v = min(linear, 1)
-        return 255 * (v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055)
+        255 * SRGB.coded(min(SRGB.linear(min(max(code / 255, 0), 1)) * gain, 1))
     }
 
     /// Calls `hit(pixel index, depth, surface id, colour)` for the nearest surface along each pixel's ray.

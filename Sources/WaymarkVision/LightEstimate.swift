@@ -69,12 +69,17 @@ enum IlluminantSearch {
             .compactMap { mired -> SIMD2<Int>? in
                 let rgb = ColorTemperature.linearRGB(kelvin: 1e6 / mired)
                 guard rgb.min() > 0 else { return nil }  // below ~1900 K the locus leaves sRGB's gamut
-                let bin = SIMD2(Int((log(rgb.x / rgb.y) / step).rounded(.down)), Int((log(rgb.z / rgb.y) / step).rounded(.down)))
-                    &+ bins / 2
-                let inside = bin.x >= 0 && bin.x < bins && bin.y >= 0 && bin.y < bins
-                return inside && seen.insert(bin).inserted ? bin : nil
+                let bin = Self.bin(of: rgb)
+                return contains(bin) && seen.insert(bin).inserted ? bin : nil
             }
     }()
+
+    /// The histogram bin of a linear RGB colour, as `cs_frame_meter_measure_light` bins pixels.
+    static func bin(of rgb: SIMD3<Double>) -> SIMD2<Int> {
+        SIMD2(Int((log(rgb.x / rgb.y) / step).rounded(.down)), Int((log(rgb.z / rgb.y) / step).rounded(.down))) &+ bins / 2
+    }
+
+    static func contains(_ bin: SIMD2<Int>) -> Bool { bin.x >= 0 && bin.x < bins && bin.y >= 0 && bin.y < bins }
 
     static func illuminant(in chroma: [Float], pixels: Int) -> (colour: SIMD3<Double>, share: Double)? {
         func window(around centre: SIMD2<Int>, half: Int) -> SIMD4<Double> {
@@ -97,15 +102,25 @@ enum IlluminantSearch {
         // cluster, not of everything the first window caught at its edges.
         for _ in 0..<refinements {
             guard best.y > 0, best.z > 0, best.w > 0 else { return nil }
-            let centre = SIMD2(Int((log(best.y / best.z) / step).rounded(.down)), Int((log(best.w / best.z) / step).rounded(.down)))
-                &+ bins / 2
-            guard centre.x >= 0, centre.x < bins, centre.y >= 0, centre.y < bins else { return nil }
+            let centre = bin(of: SIMD3(best.y, best.z, best.w))
+            guard contains(centre) else { return nil }
             let narrower = window(around: centre, half: refinementBins)
             guard narrower.x > 0 else { break }
             best = narrower
         }
         guard best.y > 0, best.z > 0, best.w > 0 else { return nil }
         return (SIMD3(best.y, best.z, best.w) / best.z, best.x / Double(pixels))
+    }
+}
+
+/// sRGB's transfer function, both ways, on values 0–1 (the C shim decodes by its own table).
+public enum SRGB {
+    public static func linear(_ coded: Double) -> Double {
+        coded <= 0.04045 ? coded / 12.92 : pow((coded + 0.055) / 1.055, 2.4)
+    }
+
+    public static func coded(_ linear: Double) -> Double {
+        linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055
     }
 }
 
@@ -124,8 +139,9 @@ public enum ColorTemperature {
         }
         // Whole mireds first (the locus is smooth and nearly straight at that scale), then a
         // golden-section search between the neighbours of the best.
-        let coarse = stride(from: 1e6 / range.upperBound, through: 1e6 / range.lowerBound, by: 1).map { $0 }
-        let best = coarse.indices.min { distance(coarse[$0]) < distance(coarse[$1]) }!
+        let coarse = Array(stride(from: 1e6 / range.upperBound, through: 1e6 / range.lowerBound, by: 1))
+        let distances = coarse.map(distance)
+        let best = distances.indices.min { distances[$0] < distances[$1] }!
         var low = coarse[max(best - 1, 0)], high = coarse[min(best + 1, coarse.count - 1)]
         let ratio = (5.0.squareRoot() - 1) / 2
         for _ in 0..<40 {
@@ -191,8 +207,8 @@ public struct LightSmoother: Sendable {
 
     public init() {}
 
-    public mutating func update(_ measurement: LightMeasurement, at timestamp: Double) -> LightEstimate {
-        let raw = LightEstimate(measurement)
+    /// `raw`: this frame's own estimate.
+    public mutating func update(_ raw: LightEstimate, at timestamp: Double) -> LightEstimate {
         var now = State(
             timestamp: timestamp, logIntensity: log(max(raw.ambientIntensity, 1e-3)),
             mired: raw.colorTemperature.map { 1e6 / $0 }, logGains: raw.colorCorrection.map { SIMD3(log($0.x), 0, log($0.z)) })

@@ -115,9 +115,7 @@ final class SessionAnnotation {
                             opacity: 0.5)
         // The light's colour at a mid-gray's level, its channels back in sRGB's coding.
         let swatch = (light.colorCorrection ?? SIMD3(1, 1, 1)) / max(light.colorCorrection?.max() ?? 1, 1e-9) * 0.5
-        func code(_ linear: Double) -> UInt8 {
-            UInt8((255 * (linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055)).rounded())
-        }
+        func code(_ linear: Double) -> UInt8 { UInt8((255 * SRGB.coded(linear)).rounded()) }
         image.fillRectangle(x: left + 4, y: 8, width: height, height: height,
                             color: Color(red: code(swatch.x), green: code(swatch.y), blue: code(swatch.z)), opacity: 1)
         text.draw(label, on: image, at: (left + height + 10, 6), height: height, color: Color(red: 255, green: 255, blue: 255))

@@ -47,15 +47,9 @@ import WaymarkVision
         try Image(contentsOf: SharedDatasets.root!.appendingPathComponent(path).path, gray: false)
     }
 
-    static func linear(_ code: UInt8) -> Double {
-        let c = Double(code) / 255
-        return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
-    }
+    static func linear(_ code: UInt8) -> Double { SRGB.linear(Double(code) / 255) }
 
-    static func encoded(_ value: Double) -> UInt8 {
-        let c = min(max(value, 0), 1)
-        return UInt8(((c <= 0.0031308 ? 12.92 * c : 1.055 * pow(c, 1 / 2.4) - 0.055) * 255).rounded())
-    }
+    static func encoded(_ value: Double) -> UInt8 { UInt8((SRGB.coded(min(max(value, 0), 1)) * 255).rounded()) }
 
     /// The photograph relit: each channel's linear light times its gain (RGB), as a camera's white
     /// balance would have scaled it.
@@ -144,8 +138,8 @@ extension RealLightTests {
 }
 
 @Suite struct LightSmootherTests {
-    static func measurement(key: Double, kelvin: Double) -> LightMeasurement {
-        LightMeasurement(meanLuminance: key, illuminant: ColorTemperature.linearRGB(kelvin: kelvin), illuminantShare: 1)
+    static func measurement(key: Double, kelvin: Double) -> LightEstimate {
+        LightEstimate(LightMeasurement(meanLuminance: key, illuminant: ColorTemperature.linearRGB(kelvin: kelvin), illuminantShare: 1))
     }
 
     /// A step from a bright neutral light to a dim warm one, at 30 frames a second: the estimate

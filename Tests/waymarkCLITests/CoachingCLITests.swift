@@ -86,9 +86,7 @@ import WaymarkRecords
 }
 
 @Suite struct LightCLITests {
-    static func code(_ linear: Double) -> UInt8 {
-        UInt8(((linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055) * 255).rounded())
-    }
+    static func code(_ linear: Double) -> UInt8 { UInt8((SRGB.coded(linear) * 255).rounded()) }
 
     /// A folder of flat frames, 10 a second: neutral gray, then from 0.6 s lit as by a 3000 K lamp.
     @Test func theLightsTemperatureIsRecordedAndFollowsAChange() throws {

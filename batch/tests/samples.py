@@ -71,5 +71,21 @@ def loopback_cluster(workers: int):
         cluster.shutdown()
 
 
+def process_family(root: int) -> set[int]:
+    """`root` and every process it started, and theirs, from /proc."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parents[int(entry)] = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError):
+                continue
+    family, grew = {root}, True
+    while grew:
+        grown = family | {pid for pid, parent in parents.items() if parent in family}
+        grew, family = grown != family, grown
+    return family
+
+
 def batch_command(*arguments: str) -> list[str]:
     return [sys.executable, "-m", "waymark_batch", *arguments]

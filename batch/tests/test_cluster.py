@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from conftest import binaries_built, loopback_only
-from samples import WAYMARK, batch_command, loopback_cluster
+from samples import WAYMARK, batch_command, loopback_cluster, process_family
 
 pytestmark = [binaries_built, loopback_only]
 BATCH_SECONDS = 600  # a generous bound on one batch; none here takes a tenth of it
@@ -51,18 +51,7 @@ def crash(cluster, node) -> None:
     node kills its raylet, and a worker in the middle of a task can still finish it), then the
     node removed without grace."""
     raylet = node.all_processes["raylet"][0].process.pid
-    parents = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                parents[int(entry)] = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError):
-                continue
-    family, grew = {raylet}, True
-    while grew:
-        grown = family | {pid for pid, parent in parents.items() if parent in family}
-        grew, family = grown != family, grown
-    for pid in family - {raylet}:
+    for pid in process_family(raylet) - {raylet}:
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:

@@ -277,7 +277,8 @@ struct SessionSuite {
         let estimates = frames.map { frame -> (time: Double, own: LightEstimate, smoothed: LightEstimate, colour: SIMD3<Double>?) in
             let image = Image(width: walk.width, height: walk.height, channels: 3, pixels: walk.render(frame).color!)
             let measured = meter.measureLight(image)
-            return (frame.timestamp, LightEstimate(measured), smoother.update(measured, at: frame.timestamp), measured.illuminant)
+            let own = LightEstimate(measured)
+            return (frame.timestamp, own, smoother.update(own, at: frame.timestamp), measured.illuminant)
         }
         func median(_ values: [Double]) -> Double { Summary(values).median }
         let before = estimates.filter { $0.time >= 1 && $0.time < change.start }
@@ -312,7 +313,7 @@ struct SessionSuite {
         let meter = FrameMeter()
         var smoother = LightSmoother()
         let times = rendered.map { frame in
-            milliseconds { _ = smoother.update(meter.measureLight(frame.image), at: frame.frame.timestamp) }.1
+            milliseconds { _ = smoother.update(LightEstimate(meter.measureLight(frame.image)), at: frame.frame.timestamp) }.1
         }
         let summary = Summary(times)
         figures.record("session.speed.light_estimate.median_ms", summary.median)
