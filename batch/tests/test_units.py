@@ -48,6 +48,9 @@ def test_folders_are_searched_for_videos_and_recordings_and_lists_name_inputs(tm
         discover([str(listed)])
     (archive / "2024" / "visits" / "loop").symlink_to(archive / "2024")
     assert len(discover([str(archive)])) == 3
+    listed.write_bytes(b"\xff\xfe\x00binary")
+    with pytest.raises(InputError, match="not a readable list of inputs"):
+        discover([str(listed)])
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match="no inputs"):
         discover([str(tmp_path / "empty")])

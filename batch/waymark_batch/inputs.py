@@ -69,8 +69,12 @@ def discover(arguments: list[str]) -> list[Input]:
 
 
 def _list_entries(list_file: Path) -> list[Path]:
+    try:
+        lines = list_file.read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"{list_file}: not a readable list of inputs ({error})") from error
     entries = []
-    for number, line in enumerate(list_file.read_text().splitlines(), start=1):
+    for number, line in enumerate(lines, start=1):
         text = line.strip()
         if not text or text.startswith("#"):
             continue
