@@ -25,6 +25,7 @@ public final class Session {
     private var coach: Coach
     let meter = FrameMeter()
     var lightSmoother = LightSmoother()
+    private var shadingLight = ShadingLightEstimator()
     private(set) var registry: AnchorRegistry
     /// Physical width and height, metres, of the references that have a physical width.
     let imageExtents: [String: SIMD2<Double>]
@@ -157,7 +158,8 @@ public final class Session {
         // the plane detector is on one side only, the frame meter and the tracker on the second,
         // and the first reads immutable options; in the second step the first side touches only
         // the image tracker, the second the tracker, the frame meter, the anchor registry, the
-        // plane detector, the coach and the counters. Both only read the frame, which neither changes.
+        // plane detector, the light's direction, the coach and the counters. Both only read the
+        // frame, which neither changes.
         let expected = tracker?.expectedPose(for: trackingFrame)
         let surfacesBesideFeatures = frame.recordedPose == nil
         let surfaces = { self.tracker == nil ? nil : self.detectSurfaces(frame, seenFrom: expected) }
@@ -207,7 +209,8 @@ public final class Session {
         }
         // Coaching reads this frame's own light, as it reads its other signals, unsmoothed: the
         // darkness is told at once, before the features it hides are missed.
-        let light = LightEstimate(beside.light)
+        var light = LightEstimate(beside.light)
+        light.mainLight = shadingLight.estimate()
         let signals = self.signals(frame, measured: measured, light: light, tracking: update, detections: detections)
         let coaching = coach.update(signals)
         lastPose = update?.cameraToWorld
@@ -239,8 +242,9 @@ public final class Session {
         var events: [PlaneEvent] = []
     }
 
-    /// A frame's surfaces and the pose whose gravity they were classified by.
-    private typealias DetectedSurfaces = (detection: PlaneDetection, seenFrom: RigidTransform?)
+    /// A frame's surfaces, the pose whose gravity they were classified by, and the shading of
+    /// all its planes (of every kind: the main light's direction reads them all).
+    private typealias DetectedSurfaces = (detection: PlaneDetection, seenFrom: RigidTransform?, shading: [PlaneShading])
 
     /// This frame's surfaces of the configured kinds, gravity taken from `pose` (else the
     /// frame's measured gravity, else the camera's +y); nil without depth or plane detection.
@@ -249,8 +253,9 @@ public final class Session {
         var detection = planeDetector.detect(
             in: depth, intrinsics: intrinsics,
             down: pose.map { $0.applyInverseRotation(planes.options.down) } ?? frame.gravity ?? SIMD3(0, 1, 0))
+        let shading = detection.shading(in: frame.image, labelsWidth: depth.width, labelsHeight: depth.height)
         detection.planes.removeAll { !configuration.surfaces.includes($0.alignment) }
-        return (detection, pose)
+        return (detection, pose, shading)
     }
 
     /// Joins the surfaces to the world's at the frame's pose; detected first when they were not
@@ -264,10 +269,11 @@ public final class Session {
             pose.map { pose in detected.seenFrom.map { pose.difference(to: $0).rotationDegrees > Self.gravityToleranceDegrees } ?? true }
                 ?? false
         } ?? true
-        guard let (detection, _) = stale ? detectSurfaces(frame, seenFrom: pose) : detected else { return Surfaces() }
+        guard let (detection, _, shading) = stale ? detectSurfaces(frame, seenFrom: pose) : detected else { return Surfaces() }
         guard let pose else {
             return Surfaces(found: detection.planes, anchorIDs: [Int?](repeating: nil, count: detection.planes.count))
         }
+        shadingLight.add(shading, cameraToWorld: pose)
         let integrated = registry.integrate(detection, cameraToWorld: pose)
         return Surfaces(found: detection.planes, anchorIDs: integrated.anchorIDs, events: integrated.events)
     }
@@ -339,6 +345,7 @@ public final class Session {
                 heightMeasures = []
                 measuredGravity = .zero
                 sceneGravityFound = false
+                shadingLight = ShadingLightEstimator()
                 coach.reset()
             case .loopClosed(let loop):
                 out += registry.correct(loop).map { .moved($0) }

@@ -1,6 +1,6 @@
 import Waymark
 
-/// `waymark process`, schema `waymark.process/6`: a header, then a frame record per frame
+/// `waymark process`, schema `waymark.process/7`: a header, then a frame record per frame
 /// read (an interruption record where dropped frames begin), then a summary.
 public struct ProcessHeader: Codable, Sendable {
     public var type = "header"

@@ -5,7 +5,7 @@ import Waymark
 /// version changed).
 public enum RecordSchema {
     public static let detect = "waymark.detect/1"
-    public static let process = "waymark.process/6"
+    public static let process = "waymark.process/7"
     public static let mapBuild = "waymark.map-build/1"
     public static let relocalize = "waymark.relocalize/1"
     public static let planes = "waymark.planes/1"

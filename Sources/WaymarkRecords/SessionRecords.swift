@@ -15,16 +15,21 @@ public struct CoachingRecord: Codable, Sendable {
 
 /// The scene's light on a frame (`LightEstimate`, smoothed): ARKit's ambient intensity (1000 for
 /// a frame exposed for middle gray), and from a colour frame its colour temperature (kelvin) and
-/// ARCore's colour correction (linear RGB gains, green 1).
+/// ARCore's colour correction (linear RGB gains, green 1); with depth, once the shading of the
+/// planes tells, the main light's direction (world, towards the light) and its confidence (0–1).
 public struct LightRecord: Codable, Sendable {
     public var ambientIntensity: Double
     public var colorTemperature: Double?
     public var colorCorrection: [Double]?
+    public var mainLightDirection: [Double]?
+    public var mainLightConfidence: Double?
 
     public init(_ light: LightEstimate) {
         ambientIntensity = (light.ambientIntensity * 10).rounded() / 10
         colorTemperature = light.colorTemperature?.rounded()
         colorCorrection = light.colorCorrection.map { [$0.x, $0.y, $0.z].map { ($0 * 10_000).rounded() / 10_000 } }
+        mainLightDirection = light.mainLight.map { [$0.direction.x, $0.direction.y, $0.direction.z].map { ($0 * 10_000).rounded() / 10_000 } }
+        mainLightConfidence = light.mainLight.map { ($0.confidence * 100).rounded() / 100 }
     }
 }
 

@@ -12,12 +12,13 @@ extension Walkthrough {
     }
 
     /// Ray-casts the room for `frame`: depth and labels from its pose; colour averaged over the
-    /// exposure (motion blur), scaled by the frame's brightness and relit by its light, with
-    /// seeded sensor noise.
+    /// exposure (motion blur), shaded by the sunlight if any, scaled by the frame's brightness and
+    /// relit by its light, with seeded sensor noise.
     public func render(_ frame: Frame, color: Bool = true) -> Rendering {
         var depth = [Float](repeating: 0, count: width * height)
         var labels = [UInt16](repeating: 0, count: width * height)
         var sums = color ? [Double](repeating: 0, count: 3 * width * height) : []
+        let shaded = sunlightTables()
         for (shot, pose) in frame.exposure.enumerated() {
             let last = shot == frame.exposure.count - 1
             cast(from: pose) { i, z, surface, bgr in
@@ -25,7 +26,11 @@ extension Walkthrough {
                     depth[i] = Float(z)
                     labels[i] = UInt16(surface)
                 }
-                if color {
+                if color, let table = shaded?[surface] {
+                    sums[3 * i] += table[Int(bgr.0)]
+                    sums[3 * i + 1] += table[Int(bgr.1)]
+                    sums[3 * i + 2] += table[Int(bgr.2)]
+                } else if color {
                     sums[3 * i] += Double(bgr.0)
                     sums[3 * i + 1] += Double(bgr.1)
                     sums[3 * i + 2] += Double(bgr.2)
@@ -42,6 +47,20 @@ extension Walkthrough {
             return UInt8(max(0, min(255, (code + 2 * generator.nextGaussian()).rounded())))
         }
         return Rendering(color: pixels, depth: depth, labels: labels)
+    }
+
+    /// Per surface id: each code value (0–255) as the sunlight shades that surface; nil without sunlight.
+    private func sunlightTables() -> [Int: [Double]]? {
+        guard let sunlight else { return nil }
+        let albedos = surfaces.map { $0.texture.meanLuminance }
+        let evenAlbedo = albedos.reduce(0, +) / Double(albedos.count)
+        var tables: [Int: [Double]] = [:]
+        for (surface, albedo) in zip(surfaces, albedos) {
+            let shade = sunlight.ambient + (1 - sunlight.ambient) * max(0, (surface.normal * sunlight.direction).sum())
+            let gain = sunlight.evenAlbedo ? shade * evenAlbedo / albedo : shade
+            tables[surface.id] = (0..<256).map { Self.relight(Double($0), by: gain) }
+        }
+        return tables
     }
 
     /// An sRGB code value (0–255) whose linear light is multiplied by `gain`.

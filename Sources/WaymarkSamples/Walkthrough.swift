@@ -76,6 +76,16 @@ public struct Walkthrough: Sendable {
         /// Texture pixels per metre; tiled when the surface is larger.
         var pixelsPerMetre: Double
 
+        /// Mean luminance in linear light, 0–1.
+        var meanLuminance: Double {
+            var sum = 0.0
+            for at in stride(from: 0, to: pixels.count, by: 3) {
+                sum += 0.0722 * SRGB.linear(Double(pixels[at]) / 255) + 0.7152 * SRGB.linear(Double(pixels[at + 1]) / 255)
+                    + 0.2126 * SRGB.linear(Double(pixels[at + 2]) / 255)
+            }
+            return sum / Double(pixels.count / 3)
+        }
+
         static func flat(_ b: UInt8, _ g: UInt8, _ r: UInt8) -> Texture {
             Texture(width: 1, height: 1, pixels: [b, g, r], pixelsPerMetre: 1)
         }
@@ -96,6 +106,26 @@ public struct Walkthrough: Sendable {
     public let surfaces: [Surface]
     public let posters: [Poster]
     public let frames: [Frame]
+    /// A distant light over the room's even light, for the light's direction to be found; nil
+    /// (the default) renders the room evenly lit, as every script is.
+    public var sunlight: Sunlight?
+
+    /// A distant light: a surface gets `ambient` + (1 − `ambient`) · max(0, n · `direction`) of
+    /// its even-lit radiance (linear light), so one facing the light is as it is without it.
+    public struct Sunlight: Sendable {
+        /// Unit vector, world coordinates, towards the light.
+        public var direction: SIMD3<Double>
+        public var ambient: Double
+        /// Every surface scaled to one mean albedo (its texture and tint kept): the room as if
+        /// painted in one lightness, posters apart.
+        public var evenAlbedo: Bool
+
+        public init(direction: SIMD3<Double>, ambient: Double, evenAlbedo: Bool = false) {
+            self.direction = direction / (direction * direction).sum().squareRoot()
+            self.ambient = ambient
+            self.evenAlbedo = evenAlbedo
+        }
+    }
 
     /// `posterFolder` holds graf1.png, building.jpg, fruits.jpg and baboon.jpg (opencv-doc's
     /// examples/data). Sizes other than 640×480 scale the intrinsics (525 px at 640 wide).

@@ -75,3 +75,19 @@ public final class FrameMeter {
         }
     }
 }
+
+extension Image {
+    /// The mean luminance, in linear light, of each labelled region (labels: `width`×`height`,
+    /// scaled over the image; 0 for none, k for region k of `regions`), on the light's samples
+    /// (every fourth pixel of every fourth row), clipped pixels left out; 0 with no samples.
+    public func regionLuminance(labels: [UInt16], width: Int, height: Int, regions: Int)
+        -> [(luminance: Double, samples: Int)]
+    {
+        precondition(labels.count == width * height, "label count does not match the size")
+        var sums = [Double](repeating: 0, count: regions), counts = [Int32](repeating: 0, count: regions)
+        checkInvariant {
+            cs_region_luminance(handle, labels, Int32(width), Int32(height), Int32(regions), &sums, &counts, $0)
+        }
+        return zip(sums, counts).map { sum, count in (count > 0 ? sum / Double(count) : 0, Int(count)) }
+    }
+}

@@ -31,12 +31,18 @@ public struct LightEstimate: Sendable, Equatable {
     /// object's linear colour is multiplied to look lit by this light; nil without colour.
     public var colorCorrection: SIMD3<Double>?
 
+    /// Where the scene's main light comes from, where the shading of its surfaces tells (ARCore's
+    /// HDR mode's main light direction); nil without depth or before enough surfaces were seen.
+    public var mainLight: MainLight?
+
     public static let middleGray = 0.18
 
-    public init(ambientIntensity: Double, colorTemperature: Double?, colorCorrection: SIMD3<Double>?) {
+    public init(ambientIntensity: Double, colorTemperature: Double?, colorCorrection: SIMD3<Double>?,
+                mainLight: MainLight? = nil) {
         self.ambientIntensity = ambientIntensity
         self.colorTemperature = colorTemperature
         self.colorCorrection = colorCorrection
+        self.mainLight = mainLight
     }
 
     public init(_ measurement: LightMeasurement) {
@@ -44,6 +50,19 @@ public struct LightEstimate: Sendable, Equatable {
             ambientIntensity: 1000 * measurement.meanLuminance / Self.middleGray,
             colorTemperature: measurement.illuminant.map(ColorTemperature.kelvin(ofLinearRGB:)),
             colorCorrection: measurement.illuminant)
+    }
+}
+
+/// The direction of a scene's main light.
+public struct MainLight: Sendable, Equatable {
+    /// Unit vector in the world's coordinates, from the scene towards the light.
+    public var direction: SIMD3<Double>
+    /// 0–1: how far the surfaces' shading bears the direction out (see `ShadingLightEstimator`).
+    public var confidence: Double
+
+    public init(direction: SIMD3<Double>, confidence: Double) {
+        self.direction = direction
+        self.confidence = confidence
     }
 }
 
@@ -207,7 +226,8 @@ public struct LightSmoother: Sendable {
 
     public init() {}
 
-    /// `raw`: this frame's own estimate.
+    /// `raw`: this frame's own estimate. Its main light is passed on as it is: that estimate is
+    /// already the session's, gathered over all its frames.
     public mutating func update(_ raw: LightEstimate, at timestamp: Double) -> LightEstimate {
         var now = State(
             timestamp: timestamp, logIntensity: log(max(raw.ambientIntensity, 1e-3)),
@@ -221,6 +241,6 @@ public struct LightSmoother: Sendable {
         state = now
         return LightEstimate(
             ambientIntensity: exp(now.logIntensity), colorTemperature: now.mired.map { 1e6 / $0 },
-            colorCorrection: now.logGains.map { SIMD3(exp($0.x), 1, exp($0.z)) })
+            colorCorrection: now.logGains.map { SIMD3(exp($0.x), 1, exp($0.z)) }, mainLight: raw.mainLight)
     }
 }

@@ -78,7 +78,7 @@ public func refinePose(_ worldToCamera: RigidTransform, observations: [PoseObser
                 accumulate(dv, ev, at: p, weight: w, &h, &g)
                 if o.depth != nil { accumulate(du + SIMD3(0, 0, bf * iz * iz), er, at: p, weight: w, &h, &g) }
             }
-            guard let step = solveSymmetric6(h, g) else { break }
+            guard let step = solveSymmetricPositiveDefinite(h, g, size: 6) else { break }
             let turn = Matrix3(rotationVector: SIMD3(step[0], step[1], step[2]))
             rotation = turn * rotation
             translation = turn.apply(translation) + SIMD3(step[3], step[4], step[5])
@@ -119,37 +119,6 @@ private func squaredError(_ o: PoseObservation, rotation: Matrix3, translation: 
         e += right * right
     }
     return e / (o.sigma * o.sigma)
-}
-
-/// Solves H x = g for a symmetric positive definite 6×6 H (upper triangle filled), by Cholesky;
-/// nil when H is singular.
-private func solveSymmetric6(_ h: [Double], _ g: [Double]) -> [Double]? {
-    var l = [Double](repeating: 0, count: 36)
-    for i in 0..<6 {
-        for j in 0...i {
-            var sum = h[j * 6 + i]
-            for m in 0..<j { sum -= l[i * 6 + m] * l[j * 6 + m] }
-            if i == j {
-                guard sum > 1e-12 else { return nil }
-                l[i * 6 + i] = sum.squareRoot()
-            } else {
-                l[i * 6 + j] = sum / l[j * 6 + j]
-            }
-        }
-    }
-    var y = [Double](repeating: 0, count: 6)
-    for i in 0..<6 {
-        var sum = g[i]
-        for m in 0..<i { sum -= l[i * 6 + m] * y[m] }
-        y[i] = sum / l[i * 6 + i]
-    }
-    var x = [Double](repeating: 0, count: 6)
-    for i in stride(from: 5, through: 0, by: -1) {
-        var sum = y[i]
-        for m in (i + 1)..<6 { sum -= l[m * 6 + i] * x[m] }
-        x[i] = sum / l[i * 6 + i]
-    }
-    return x
 }
 
 /// A 3×3 matrix by rows, for the hot loops that `RigidTransform`'s arrays would allocate in.

@@ -26,7 +26,7 @@ enum ProcessCommand: Command {
         each frame reports its tracking state and pose in a world whose scale is unknown
         (docs/OUTPUT.md), and --trajectory, --interrupt, --save-map and --load-map work as
         for a SEQUENCE; --references is then optional. Writes JSON Lines (schema
-        "waymark.process/6", see docs/OUTPUT.md): a header record, one record per frame
+        "waymark.process/7", see docs/OUTPUT.md): a header record, one record per frame
         {"type": "frame", "index", "timestamp" (seconds, from the video), "detections": [...
         with "state": detected | tracked | lost], "coaching": the message on screen (absent when
         none), "goalReached", "light": the scene's ambient intensity (ARKit's scale, 1000 for a

@@ -313,7 +313,7 @@ struct CLI {
                                   "--annotate", scratch.path("annotated.mp4"), "--quiet"])
         #expect(result.status == 0, "\(result.stderr)")
         let output = try CLI.processOutput(scratch.path("out.jsonl"))
-        #expect(output.header.schema == "waymark.process/6")
+        #expect(output.header.schema == "waymark.process/7")
         #expect(output.header.source.kind == "video" && output.header.source.poses == nil && output.header.source.gravity == nil)
         #expect(output.summary?.complete == true)
         let frames = output.frames

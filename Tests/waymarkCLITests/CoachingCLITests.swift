@@ -25,13 +25,20 @@ import WaymarkRecords
                                "--annotate", scratch.path("a.mp4"), "--report", scratch.path("report.html"), "--quiet"])
         #expect(run.status == 0, "\(run.stderr)")
         let output = try CLI.processOutput(scratch.path("r.jsonl"))
-        #expect(output.header.schema == "waymark.process/6")
+        #expect(output.header.schema == "waymark.process/7")
         #expect(output.header.coaching.language == "zh-Hant")
         let frames = output.frames
         #expect(frames.count == count)
         #expect(frames.allSatisfy { $0.goalReached != nil })
         let shown = frames.compactMap(\.coaching)
         #expect(!shown.isEmpty && shown.allSatisfy { $0.language == "zh-Hant" })
+        // With depth, the main light's direction once enough planes were seen: a unit vector.
+        let lit = frames.compactMap(\.light).filter { $0.mainLightDirection != nil }
+        #expect(lit.count >= frames.count / 3, "\(lit.count) of \(frames.count) frames have a main light")
+        #expect(lit.allSatisfy { light in
+            let d = light.mainLightDirection!
+            return d.count == 3 && abs(d.map { $0 * $0 }.reduce(0, +) - 1) < 1e-3 && (0...1).contains(light.mainLightConfidence ?? -1)
+        })
         let darkStart = walk.frames.first { $0.segment == .dark }!.timestamp + 1  // TUM timestamps start at 1 s
         let lowLight = try #require(frames.first { $0.coaching?.code == "low_light" })
         let shownAt = lowLight.timestamp
@@ -107,5 +114,7 @@ import WaymarkRecords
         #expect(abs(kelvins[11] - 3000) < 100, "0.5 s after the change: \(kelvins)")
         // Code 128 is 0.2158 in linear light, 1.2 times middle gray.
         #expect(abs(lights[0].ambientIntensity - 1199) < 3)
+        // No depth, no planes: no direction.
+        #expect(lights.allSatisfy { $0.mainLightDirection == nil && $0.mainLightConfidence == nil })
     }
 }

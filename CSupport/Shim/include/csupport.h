@@ -139,6 +139,12 @@ cs_status cs_frame_meter_measure(cs_frame_meter *meter, const cs_image *image, c
    likewise by v, as 4 floats at 4 * (v * bins + u): their count and their sums of linear R, G, B. */
 cs_status cs_frame_meter_measure_light(cs_frame_meter *meter, const cs_image *image, float *chroma,
                                        cs_light_signals *out, cs_error *error);
+/* The mean luminance (linear light, as above, on the same samples) of each labelled region of a
+   gray or BGR frame: labels (labels_width x labels_height, 0 = none, k = region k, at most
+   `regions`) cover the frame, scaled when their size differs from the frame's; clipped pixels
+   are left out. sums[k - 1] receives region k's luminance sum, counts[k - 1] its samples. */
+cs_status cs_region_luminance(const cs_image *image, const uint16_t *labels, int32_t labels_width, int32_t labels_height,
+                              int32_t regions, double *sums, int32_t *counts, cs_error *error);
 /* The last measured frame's sharpness inside each of `count` regions (full-frame pixels),
    clipped to the frame (0 when nothing is left), into out[count]. */
 cs_status cs_frame_meter_region_sharpness(const cs_frame_meter *meter, const cs_rect *regions, size_t count, double *out,

@@ -159,6 +159,40 @@ cs_status cs_frame_meter_measure_light(cs_frame_meter *meter, const cs_image *im
     });
 }
 
+cs_status cs_region_luminance(const cs_image *image, const uint16_t *labels, int32_t labels_width, int32_t labels_height,
+                              int32_t regions, double *sums, int32_t *counts, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(image != nullptr && !image->mat.empty() && image->mat.depth() == CV_8U &&
+                        (image->mat.channels() == 1 || image->mat.channels() == 3),
+                    "cs_region_luminance: image is NULL, empty, or not 8-bit gray or BGR");
+        cs::require(labels != nullptr && labels_width > 0 && labels_height > 0 && regions >= 0 &&
+                        (regions == 0 || (sums != nullptr && counts != nullptr)),
+                    "cs_region_luminance: bad labels or outputs");
+        std::fill(sums, sums + regions, 0.0);
+        std::fill(counts, counts + regions, 0);
+        const cv::Mat &frame = image->mat;
+        const LinearLight &light = linear_light();
+        const int channels = frame.channels();
+        for (int y = sample_step / 2; y < frame.rows; y += sample_step) {
+            const uint8_t *row = frame.ptr<uint8_t>(y);
+            const uint16_t *label_row = labels + size_t(int64_t(y) * labels_height / frame.rows) * labels_width;
+            for (int x = sample_step / 2; x < frame.cols; x += sample_step) {
+                const int label = label_row[int64_t(x) * labels_width / frame.cols];
+                if (label == 0 || label > regions) continue;
+                const uint8_t *p = row + channels * x;
+                if (channels == 1) {
+                    if (p[0] >= clipped_code) continue;
+                    sums[label - 1] += light.value[p[0]];
+                } else {
+                    if (std::max({p[0], p[1], p[2]}) >= clipped_code) continue;
+                    sums[label - 1] += 0.2126f * light.value[p[2]] + 0.7152f * light.value[p[1]] + 0.0722f * light.value[p[0]];
+                }
+                ++counts[label - 1];
+            }
+        }
+    });
+}
+
 cs_status cs_frame_meter_region_sharpness(const cs_frame_meter *meter, const cs_rect *regions, size_t count, double *out,
                                           cs_error *error) {
     return cs::guard(error, [&] {
