@@ -122,8 +122,10 @@ bench: bench-setup
 	.build/release/waymark-bench relocalization --json $(OUT)/relocalization-figures.json
 	.build/release/waymark-bench session --json $(OUT)/session-figures.json
 	.build/release/waymark-bench tracking --json $(OUT)/tracking-figures.json
+	.build/release/waymark-bench light --json $(OUT)/light-figures.json
 	.build/release/waymark-bench check $(OUT)/detection-figures.json $(OUT)/planes-figures.json \
-		$(OUT)/relocalization-figures.json $(OUT)/session-figures.json $(OUT)/tracking-figures.json
+		$(OUT)/relocalization-figures.json $(OUT)/session-figures.json $(OUT)/tracking-figures.json \
+		$(OUT)/light-figures.json
 
 # waymark-batch against a shell loop over the same 20 inputs, and a loopback cluster's start-up and
 # idle memory (Benchmarks/batch/throughput.py), with the release binaries.

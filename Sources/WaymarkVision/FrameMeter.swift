@@ -1,3 +1,4 @@
+import Foundation
 import CSupport
 import WaymarkCore
 
@@ -60,9 +61,24 @@ public final class FrameMeter {
         chroma.withUnsafeMutableBufferPointer { buffer in
             checkInvariant { cs_frame_meter_measure_light(handle, image.handle, buffer.baseAddress, &signals, $0) }
         }
-        let found = signals.has_chroma != 0 ? IlluminantSearch.illuminant(in: chroma, pixels: Int(signals.pixels)) : nil
+        // Each candidate cluster followed to its densest point; the densest of those is the light.
+        let candidates = signals.has_chroma != 0 ? IlluminantSearch.candidates(in: chroma, pixels: Int(signals.pixels)) : []
+        let found = candidates.map { (mode: chromaMode(from: $0.colour), share: $0.share) }.max { $0.mode.density < $1.mode.density }
         return LightMeasurement(
-            meanLuminance: signals.mean_luminance, illuminant: found?.colour, illuminantShare: found?.share ?? 0)
+            meanLuminance: signals.mean_luminance, illuminant: found?.mode.colour, illuminantShare: found?.share ?? 0)
+    }
+
+    /// The densest point of the gray pixels' cluster near `colour` (linear RGB), found on the
+    /// samples themselves, not the histogram's bins: a change of light moves every sample by
+    /// the same log gains, and this point and its density with them, wherever the bins' edges
+    /// fall. `density`: the samples' kernel weight there.
+    private func chromaMode(from colour: SIMD3<Double>) -> (colour: SIMD3<Double>, density: Double) {
+        var u = 0.0, v = 0.0, weight = 0.0
+        checkInvariant {
+            cs_frame_meter_chroma_mode(handle, log(colour.x / colour.y), log(colour.z / colour.y), IlluminantSearch.modeSigma,
+                                       &u, &v, &weight, $0)
+        }
+        return weight > 0 ? (SIMD3(exp(u), 1, exp(v)), weight) : (colour, 0)
     }
 
     /// The last measured frame's sharpness inside each rectangle (x, y, width, height, full-frame

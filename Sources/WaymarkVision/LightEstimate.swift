@@ -66,31 +66,48 @@ public struct MainLight: Sendable, Equatable {
     }
 }
 
-/// The light's colour in a frame's chroma histogram (`cs_frame_meter_measure_light`): the colour
-/// of the black body, along the Planckian locus, under which the most pixels look gray (their
-/// log(R/G) and log(B/G) within `windowBins` bins of the light's), then the mean colour of those
-/// pixels. Real lights lie near the locus; a poster's saturated red, a lawn's green, lie far from
-/// it, so however much of the view they fill they cannot pull the light towards themselves.
+/// Where the light's colour may lie in a frame's chroma histogram (`cs_frame_meter_measure_light`):
+/// along the Planckian locus (and on past its ends), the black bodies under which the most pixels
+/// look gray (their log(R/G) and log(B/G) within `windowBins` bins of the light's). `FrameMeter`
+/// follows each such cluster to its densest point on the samples themselves and takes the densest.
+/// Real lights lie near the locus; a poster's saturated red, a lawn's green, lie far from it, so
+/// however much of the view they fill they cannot pull the light towards themselves.
 enum IlluminantSearch {
     static let bins = Int(CS_CHROMA_BINS)
     static let step = Double(CS_CHROMA_STEP)
     /// ±0.15 in log chroma: within about 16 % of gray under the light.
     static let windowBins = 3
-    /// Mean-shift rounds after the search, in a window of ±`refinementBins`.
-    static let refinements = 3
-    static let refinementBins = 1
+    /// How many of the track's peaks are followed to their modes, and how far apart (track bins) they must be.
+    static let candidateCount = 4
+    static let peakSpacing = 4
+    /// The kernel of the mean shift on the samples that ends the search (`FrameMeter`), log chroma.
+    static let modeSigma = 0.05
     /// Fewer gray pixels than this share of the frame tell nothing about the light.
     static let leastShare = 0.02
-    /// The locus's bins from 1667 K to 25000 K (where in sRGB's gamut), by whole mireds, each once.
+    /// The search's track: the locus's bins from 1667 K to 25000 K (where in sRGB's gamut), by
+    /// whole mireds, then on along the locus's direction at either end to the histogram's edge,
+    /// each bin once. Past the ends lie grays no black body gives but a camera's white balance
+    /// can: set for a lamp in daylight it leaves the day's grays bluer than 25000 K; without the
+    /// extension a frame's densest gray there was out of reach, and a frame relit by a known
+    /// shift found another cluster than the one its unshifted self had (leuven).
     static let locusBins: [SIMD2<Int>] = {
-        var seen = Set<SIMD2<Int>>()
-        return stride(from: 1e6 / ColorTemperature.range.upperBound, through: 1e6 / ColorTemperature.range.lowerBound, by: 1)
-            .compactMap { mired -> SIMD2<Int>? in
+        let points = stride(from: 1e6 / ColorTemperature.range.upperBound, through: 1e6 / ColorTemperature.range.lowerBound, by: 1)
+            .compactMap { mired -> SIMD2<Double>? in
                 let rgb = ColorTemperature.linearRGB(kelvin: 1e6 / mired)
                 guard rgb.min() > 0 else { return nil }  // below ~1900 K the locus leaves sRGB's gamut
-                let bin = Self.bin(of: rgb)
-                return contains(bin) && seen.insert(bin).inserted ? bin : nil
+                return SIMD2(log(rgb.x / rgb.y), log(rgb.z / rgb.y))
             }
+        func continued(from end: SIMD2<Double>, away inner: SIMD2<Double>) -> [SIMD2<Double>] {
+            let direction = (end - inner) / ((end - inner) * (end - inner)).sum().squareRoot()
+            return (1...(2 * bins)).map { end + Double($0) * step / 2 * direction }
+        }
+        let blueEnd = continued(from: points[0], away: points[min(20, points.count - 1)])
+        let warmEnd = continued(from: points[points.count - 1], away: points[max(points.count - 21, 0)])
+        var seen = Set<SIMD2<Int>>()
+        return (blueEnd.reversed() + points + warmEnd).compactMap { point -> SIMD2<Int>? in
+            let bin = SIMD2(Int((point.x / step).rounded(.down)), Int((point.y / step).rounded(.down))) &+ bins / 2
+            return contains(bin) && seen.insert(bin).inserted ? bin : nil
+        }
     }()
 
     /// The histogram bin of a linear RGB colour, as `cs_frame_meter_measure_light` bins pixels.
@@ -100,35 +117,31 @@ enum IlluminantSearch {
 
     static func contains(_ bin: SIMD2<Int>) -> Bool { bin.x >= 0 && bin.x < bins && bin.y >= 0 && bin.y < bins }
 
-    static func illuminant(in chroma: [Float], pixels: Int) -> (colour: SIMD3<Double>, share: Double)? {
-        func window(around centre: SIMD2<Int>, half: Int) -> SIMD4<Double> {
+    /// Where along the track gray clusters may lie: the mean colours (linear RGB) of the windows
+    /// whose counts peak along it (no window within `peakSpacing` track bins holds more), the
+    /// `candidates` fullest first, each with its share of the frame's pixels; only those with
+    /// `leastShare` or more.
+    static func candidates(in chroma: [Float], pixels: Int) -> [(colour: SIMD3<Double>, share: Double)] {
+        func window(around centre: SIMD2<Int>) -> SIMD4<Double> {
             var sum = SIMD4<Double>()
-            for v in max(centre.y - half, 0)...min(centre.y + half, bins - 1) {
-                for u in max(centre.x - half, 0)...min(centre.x + half, bins - 1) {
+            for v in max(centre.y - windowBins, 0)...min(centre.y + windowBins, bins - 1) {
+                for u in max(centre.x - windowBins, 0)...min(centre.x + windowBins, bins - 1) {
                     let at = 4 * (v * bins + u)
                     sum += SIMD4(Double(chroma[at]), Double(chroma[at + 1]), Double(chroma[at + 2]), Double(chroma[at + 3]))
                 }
             }
             return sum
         }
-        var best = SIMD4<Double>()
-        for centre in locusBins {
-            let sum = window(around: centre, half: windowBins)
-            if sum.x > best.x { best = sum }
+        let sums = locusBins.map(window)
+        let peaks = sums.indices.filter { k in
+            let near = max(k - peakSpacing, 0)...min(k + peakSpacing, sums.count - 1)
+            return sums[k].x >= leastShare * Double(pixels) && near.allSatisfy { sums[$0].x < sums[k].x || $0 >= k && sums[$0].x == sums[k].x }
         }
-        guard best.x >= leastShare * Double(pixels) else { return nil }
-        // The window's mean, then mean shift in a narrower one: the centre of the gray pixels'
-        // cluster, not of everything the first window caught at its edges.
-        for _ in 0..<refinements {
-            guard best.y > 0, best.z > 0, best.w > 0 else { return nil }
-            let centre = bin(of: SIMD3(best.y, best.z, best.w))
-            guard contains(centre) else { return nil }
-            let narrower = window(around: centre, half: refinementBins)
-            guard narrower.x > 0 else { break }
-            best = narrower
+        return peaks.sorted { sums[$0].x > sums[$1].x }.prefix(Self.candidateCount).compactMap { k in
+            let sum = sums[k]
+            guard sum.y > 0, sum.z > 0, sum.w > 0 else { return nil }
+            return (SIMD3(sum.y, sum.z, sum.w) / sum.z, sum.x / Double(pixels))
         }
-        guard best.y > 0, best.z > 0, best.w > 0 else { return nil }
-        return (SIMD3(best.y, best.z, best.w) / best.z, best.x / Double(pixels))
     }
 }
 
@@ -140,6 +153,40 @@ public enum SRGB {
 
     public static func coded(_ linear: Double) -> Double {
         linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055
+    }
+}
+
+extension Image {
+    /// The mean luminance of every pixel, linear light (Rec. 709 weights; a gray image's own).
+    public func meanLuminance() -> Double {
+        let table = (0..<256).map { SRGB.linear(Double($0) / 255) }
+        let pixels = self.pixels
+        guard channels == 3 else { return pixels.reduce(0) { $0 + table[Int($1)] } / Double(max(pixels.count, 1)) }
+        var sum = 0.0
+        for at in stride(from: 0, to: pixels.count, by: 3) {  // BGR
+            sum += 0.0722 * table[Int(pixels[at])] + 0.7152 * table[Int(pixels[at + 1])] + 0.2126 * table[Int(pixels[at + 2])]
+        }
+        return sum / Double(max(pixels.count / 3, 1))
+    }
+
+    /// This colour image relit: each channel's linear light times its gain (RGB), as a camera's
+    /// white balance or a change of light would scale it. A pixel clipped here (a channel at
+    /// `CS_CLIPPED_CODE`, 250, or over) stays clipped, white: its light is not known, and scaling what is left of it
+    /// would make a colour no light gave.
+    public func relit(byLinearGains gains: SIMD3<Double>) -> Image {
+        precondition(channels == 3, "relit needs a colour image")
+        let tables = [gains.z, gains.y, gains.x].map { gain in  // BGR
+            (0..<256).map { UInt8((SRGB.coded(min(max(SRGB.linear(Double($0) / 255) * gain, 0), 1)) * 255).rounded()) }
+        }
+        var pixels = self.pixels
+        for at in stride(from: 0, to: pixels.count, by: 3) {
+            if max(pixels[at], pixels[at + 1], pixels[at + 2]) >= CS_CLIPPED_CODE {
+                (pixels[at], pixels[at + 1], pixels[at + 2]) = (255, 255, 255)
+                continue
+            }
+            for k in 0..<3 { pixels[at + k] = tables[k][Int(pixels[at + k])] }
+        }
+        return Image(width: width, height: height, channels: 3, pixels: pixels)
     }
 }
 

@@ -33,65 +33,43 @@ import WaymarkVision
 
 /// Real photographs from ../shared/datasets: indoor and outdoor, daylight, overcast and tungsten.
 @Suite(.enabled(if: SharedDatasets.has("oxford_affine/leuven/img6.png"))) struct RealLightTests {
-    static let photographs = [
-        "oxford_affine/boat/img1.png", "oxford_affine/bikes/img1.png", "oxford_affine/trees/img1.png",
-        "oxford_affine/ubc/img1.png", "oxford_affine/wall/img1.png", "oxford_affine/graf/img1.png",
-        "oxford_affine/bark/img1.png", "oxford_affine/leuven/img1.png", "middlebury_stereo/conesQuarterSize/refImage.png",
-        "middlebury_stereo/venus/refImage.png", "middlebury_stereo/barn1/refImage.png",
-        "strecha_mvs_gt_cameras/fountain-P11/images_half/0000.jpg", "strecha_mvs_gt_cameras/Herz-Jesus-P8/images_half/0000.jpg",
-        "open3d_testdata_rgbd/RGBD/color/00000.jpg", "tum_fr1_xyz_excerpt/rgb/1305031102.175304.png",
-        "tum_fr1_xyz_excerpt/rgb/1305031102.843290.png",
-    ]
+    static let photographs = LightPhotographs.all
 
     static func photograph(_ path: String) throws -> Image {
         try Image(contentsOf: SharedDatasets.root!.appendingPathComponent(path).path, gray: false)
     }
 
-    static func linear(_ code: UInt8) -> Double { SRGB.linear(Double(code) / 255) }
-
-    static func encoded(_ value: Double) -> UInt8 { UInt8((SRGB.coded(min(max(value, 0), 1)) * 255).rounded()) }
-
-    /// The photograph relit: each channel's linear light times its gain (RGB), as a camera's white
-    /// balance would have scaled it.
-    static func relit(_ image: Image, gains: SIMD3<Double>) -> Image {
-        let table = (0..<256).map { linear(UInt8($0)) }
-        var pixels = image.pixels
-        for at in stride(from: 0, to: pixels.count, by: 3) {  // BGR
-            pixels[at] = encoded(table[Int(pixels[at])] * gains.z)
-            pixels[at + 1] = encoded(table[Int(pixels[at + 1])] * gains.y)
-            pixels[at + 2] = encoded(table[Int(pixels[at + 2])] * gains.x)
-        }
-        return Image(width: image.width, height: image.height, channels: 3, pixels: pixels)
-    }
-
     /// Each photograph made neutral by the light found in it, then relit as by a black body at
-    /// 3000–8000 K: the temperature found again. The truth of a photograph's own light is not
+    /// 2800–10000 K: the temperature found again. The truth of a photograph's own light is not
     /// known, so the shift is applied from what this estimator calls neutral. Measured at this
-    /// commit: 68 of 80 within 300 K; the misses are leuven under a blue cast (all five: two
-    /// clusters of gray trade places), wall and venus at 6500 and 8000 K (406–658 K off), and at
-    /// 8000 K bikes, trees and the Open3D frame (449, 305 and 303 K).
+    /// commit: 76 of 80 within 300 K at 3000–8000 K and 31 of 32 at 2800 and 10000 K; every miss
+    /// is bikes, whose two clusters of gray are as dense as each other (within 0.2 %) and trade
+    /// places when the relighting darkens 6 % of its samples below the dark limit (which of its
+    /// shifts miss changes with the mean shift's rounding: 2 to 4 of the 5).
     @Test func knownWhiteBalanceShiftsAreFoundAgain() throws {
         let meter = FrameMeter()
-        var within = 0, cases = 0
+        var within = 0, withinOutside = 0, misses: [String] = []
         for path in Self.photographs {
             let image = try Self.photograph(path)
             let own = try #require(meter.measureLight(image).illuminant, "\(path) has no usable pixels")
-            for kelvin in [3000.0, 4000, 5000, 6500, 8000] {
+            for kelvin in [2800.0, 3000, 4000, 5000, 6500, 8000, 10000] {
                 var gains = ColorTemperature.linearRGB(kelvin: kelvin) / own
                 gains /= gains.max()
-                let found = try #require(LightEstimate(meter.measureLight(Self.relit(image, gains: gains))).colorTemperature)
-                cases += 1
-                within += abs(found - kelvin) < 300 ? 1 : 0
+                let found = try #require(LightEstimate(meter.measureLight(image.relit(byLinearGains: gains))).colorTemperature)
+                let hit = abs(found - kelvin) < 300
+                if (3000...8000).contains(kelvin) { within += hit ? 1 : 0 } else { withinOutside += hit ? 1 : 0 }
+                if !hit { misses.append("\(path) at \(Int(kelvin)) K: \(Int(found)) K") }
             }
         }
-        #expect(Double(within) >= 0.85 * Double(cases), "\(within) of \(cases) within 300 K")
+        #expect(within >= 76, "\(within) of 80 within 300 K at 3000–8000 K; misses: \(misses)")
+        #expect(withinOutside >= 31, "\(withinOutside) of 32 within 300 K at 2800 and 10000 K; misses: \(misses)")
     }
 }
 
 extension RealLightTests {
     /// A large saturated red poster (a third of the view) held over each photograph. Measured at
-    /// this commit: 13 of 16 move less than 300 K (most by under 20 K); the misses are leuven and
-    /// bikes under their blue casts (where 300 K is under 1 mired) and the Open3D frame (343 K).
+    /// this commit: 14 of 16 move less than 300 K (most by under 35 K); the misses are ubc (428 K)
+    /// and fountain (1110 K at 15000 K, 5 mired).
     @Test func aLargeRedPosterMovesTheTemperatureLittle() throws {
         let meter = FrameMeter()
         var moved: [Double] = []
@@ -99,19 +77,12 @@ extension RealLightTests {
             let image = try Self.photograph(path)
             let before = try #require(LightEstimate(meter.measureLight(image)).colorTemperature)
             var pixels = image.pixels
-            let (left, top) = (image.width / 5, image.height / 5)
-            let (right, bottom) = (left + image.width * 3 / 5, top + image.height * 3 / 5 - image.height / 20)
-            for y in top..<bottom {
-                for x in left..<right {
-                    let at = 3 * (y * image.width + x)
-                    (pixels[at], pixels[at + 1], pixels[at + 2]) = (40, 30, 200)  // BGR
-                }
-            }
+            LightPhotographs.holdPoster(over: &pixels, width: image.width, height: image.height)
             let poster = Image(width: image.width, height: image.height, channels: 3, pixels: pixels)
             let after = try #require(LightEstimate(meter.measureLight(poster)).colorTemperature)
             moved.append(abs(after - before))
         }
-        #expect(moved.count { $0 < 300 } >= 13, "moved by \(moved.map { Int($0) }) K")
+        #expect(moved.count { $0 < 300 } >= 14, "moved by \(moved.map { Int($0) }) K")
     }
 
     /// Oxford's leuven: one view at six exposures, each darker than the last, by the ratio of
@@ -122,12 +93,7 @@ extension RealLightTests {
         for number in 1...6 {
             let image = try Self.photograph("oxford_affine/leuven/img\(number).png")
             intensities.append(LightEstimate(meter.measureLight(image)).ambientIntensity)
-            let pixels = image.pixels
-            var sum = 0.0
-            for at in stride(from: 0, to: pixels.count, by: 3) {  // BGR
-                sum += 0.0722 * Self.linear(pixels[at]) + 0.7152 * Self.linear(pixels[at + 1]) + 0.2126 * Self.linear(pixels[at + 2])
-            }
-            meanLuminances.append(sum / Double(pixels.count / 3))
+            meanLuminances.append(image.meanLuminance())
         }
         for step in 1..<6 {
             let ratio = intensities[step] / intensities[step - 1], meanRatio = meanLuminances[step] / meanLuminances[step - 1]

@@ -11,8 +11,9 @@ let usage = """
 
     Suites: detection (parts: oxford, posters, many, following, library, startup); planes (needs `make bench-setup` for
     Open3D; --python defaults to .build/bench-python/bin/python there); relocalization (parts: walkthrough,
-    odd-even, timing, unknown, strecha, drift, tum; the baselines run on Debian's python3-opencv); session (parts:
-    coaching, speed, memory); tracking (parts: walkthrough, table-top, tum, loop, monocular; the baseline runs on Debian's
+    odd-even, timing, unknown, strecha, drift, tum; the baselines run on Debian's python3-opencv); light (parts:
+    shifts, exposure, cost, direction; the baselines run on Debian's python3-opencv); session (parts: coaching,
+    speed, memory, light); tracking (parts: walkthrough, table-top, tum, loop, monocular; the baseline runs on Debian's
     python3-opencv).
     --no-baseline skips the Python
     baselines, for quick iteration only. Results print as Markdown on standard output, for Benchmarks/RESULTS.md;
@@ -40,8 +41,8 @@ func option(_ name: String, in arguments: [String] = arguments) -> String? {
 let figures = Figures()
 let jsonPath = option("--json")
 if let jsonPath {
-    guard ["detection", "planes", "relocalization", "session", "tracking"].contains(arguments.first) else {
-        fail("--json goes with a suite: detection, planes, relocalization, session or tracking", 64)
+    guard ["detection", "light", "planes", "relocalization", "session", "tracking"].contains(arguments.first) else {
+        fail("--json goes with a suite: detection, light, planes, relocalization, session or tracking", 64)
     }
     do { try FiguresOutput.checkWritable(jsonPath) } catch { fail("\(error)", 73) }
 }
@@ -126,6 +127,14 @@ case "session":
     let suite = SessionSuite(datasets: root, parts: chosenParts(or: SessionSuite.allParts), figures: figures)
     do { try suite.run() } catch { fail("\(error)", 70) }
     writeFigures(suite: "session")
+case "light":
+    guard let root = SharedDatasets.root else { fail(SharedDatasets.absentMessage, 66) }
+    let script = SharedDatasets.repositoryRoot.appendingPathComponent("Benchmarks/baselines/light_baseline.py").path
+    let suite = LightSuite(
+        datasets: root, baseline: debianBaseline(script), scratch: scratch,
+        parts: chosenParts(or: LightSuite.allParts), figures: figures)
+    do { try suite.run() } catch { fail("\(error)", 70) }
+    writeFigures(suite: "light")
 case "tracking":
     guard SharedDatasets.root != nil else { fail(SharedDatasets.absentMessage, 66) }
     let script = SharedDatasets.repositoryRoot.appendingPathComponent("Benchmarks/baselines/tracking_baseline.py").path

@@ -118,6 +118,8 @@ typedef struct cs_frame_signals {
 /* The light of a frame, on every fourth pixel of every fourth row, in linear light (sRGB decoded, 0-1). */
 #define CS_CHROMA_BINS 100
 #define CS_CHROMA_STEP 0.05f
+/* A code value this high in any channel is taken as clipped: the light there is not known. */
+#define CS_CLIPPED_CODE 250
 typedef struct cs_light_signals {
     double mean_luminance; /* mean luminance (Rec. 709 weights) */
     int32_t pixels;       /* sampled */
@@ -139,6 +141,12 @@ cs_status cs_frame_meter_measure(cs_frame_meter *meter, const cs_image *image, c
    likewise by v, as 4 floats at 4 * (v * bins + u): their count and their sums of linear R, G, B. */
 cs_status cs_frame_meter_measure_light(cs_frame_meter *meter, const cs_image *image, float *chroma,
                                        cs_light_signals *out, cs_error *error);
+/* The mode of the last measured colour frame's usable samples in (log(R/G), log(B/G)), by mean
+   shift with a Gaussian kernel of `sigma` from (u, v), over the samples within 4 sigma of it:
+   into mode_u, mode_v, and the kernel's total weight there (0, and the start returned, when no
+   sample is near). */
+cs_status cs_frame_meter_chroma_mode(cs_frame_meter *meter, double u, double v, double sigma, double *mode_u,
+                                     double *mode_v, double *weight, cs_error *error);
 /* The mean luminance (linear light, as above, on the same samples) of each labelled region of a
    gray or BGR frame: labels (labels_width x labels_height, 0 = none, k = region k, at most
    `regions`) cover the frame, scaled when their size differs from the frame's; clipped pixels

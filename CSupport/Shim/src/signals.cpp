@@ -17,6 +17,8 @@
 struct cs_frame_meter {
     cv::Mat gray, half, laplacian, gradient_x, gradient_y, small, thumbnail, previous, window;
     std::vector<cv::KeyPoint> corners;
+    // The last light measurement's usable samples: log(R/G), log(B/G) pairs.
+    std::vector<float> chroma_samples, chroma_near;
     bool has_previous = false;
 };
 
@@ -50,17 +52,18 @@ const LinearLight &linear_light() {
 
 // Pixels that say something about the light's colour: none of their channels clipped, and not
 // lost in the dark, where noise and the sensor's black level decide the hue.
-constexpr int clipped_code = 250;
+constexpr int clipped_code = CS_CLIPPED_CODE;
 constexpr float darkest_luminance = 0.01f;
 
 // Every fourth pixel of every fourth row: as many samples as a quarter-size copy, without
 // the copy (an area resize of a 640x480 colour frame cost more than all the rest).
 constexpr int sample_step = 4;
 
-void measure_light(const cv::Mat &frame, float *chroma, cs_light_signals *out) {
+void measure_light(const cv::Mat &frame, float *chroma, std::vector<float> &samples_out, cs_light_signals *out) {
     const LinearLight &light = linear_light();
     const int bins = CS_CHROMA_BINS, channels = frame.channels();
     std::fill(chroma, chroma + 4 * bins * bins, 0.0f);
+    samples_out.clear();
     double luminance_sum = 0;
     int32_t samples = 0;
     for (int y = sample_step / 2; y < frame.rows; y += sample_step) {
@@ -75,11 +78,14 @@ void measure_light(const cv::Mat &frame, float *chroma, cs_light_signals *out) {
             const float luminance = 0.2126f * r + 0.7152f * g + 0.0722f * b;
             luminance_sum += luminance;
             if (std::max({p[0], p[1], p[2]}) >= clipped_code || luminance < darkest_luminance) continue;
-            const int u = int(std::floor((light.log[p[2]] - light.log[p[1]]) / CS_CHROMA_STEP)) + bins / 2;
-            const int v = int(std::floor((light.log[p[0]] - light.log[p[1]]) / CS_CHROMA_STEP)) + bins / 2;
+            const float log_rg = light.log[p[2]] - light.log[p[1]], log_bg = light.log[p[0]] - light.log[p[1]];
+            const int u = int(std::floor(log_rg / CS_CHROMA_STEP)) + bins / 2;
+            const int v = int(std::floor(log_bg / CS_CHROMA_STEP)) + bins / 2;
             if (u < 0 || u >= bins || v < 0 || v >= bins) continue;
             float *bin = chroma + 4 * (v * bins + u);
             bin[0] += 1, bin[1] += r, bin[2] += g, bin[3] += b;
+            samples_out.push_back(log_rg);
+            samples_out.push_back(log_bg);
         }
     }
     out->pixels = samples;
@@ -155,7 +161,57 @@ cs_status cs_frame_meter_measure_light(cs_frame_meter *meter, const cs_image *im
         cs::require(image != nullptr && !image->mat.empty() && image->mat.depth() == CV_8U &&
                         (image->mat.channels() == 1 || image->mat.channels() == 3),
                     "cs_frame_meter_measure_light: image is NULL, empty, or not 8-bit gray or BGR");
-        measure_light(image->mat, chroma, out);
+        measure_light(image->mat, chroma, meter->chroma_samples, out);
+    });
+}
+
+cs_status cs_frame_meter_chroma_mode(cs_frame_meter *meter, double u, double v, double sigma, double *mode_u,
+                                     double *mode_v, double *weight, cs_error *error) {
+    return cs::guard(error, [&] {
+        cs::require(meter != nullptr && mode_u != nullptr && mode_v != nullptr && weight != nullptr,
+                    "cs_frame_meter_chroma_mode: NULL argument");
+        cs::require(sigma > 0, "cs_frame_meter_chroma_mode: sigma must be positive");
+        const std::vector<float> &samples = meter->chroma_samples;
+        // The samples within reach of any step first (a mode lies well within 3 sigma of a start
+        // on its cluster's slope), then Gaussian mean shift over them.
+        const float reach = float(4 * sigma);
+        std::vector<float> &near = meter->chroma_near;
+        near.clear();
+        for (size_t k = 0; k + 1 < samples.size(); k += 2) {
+            if (std::abs(samples[k] - float(u)) < reach && std::abs(samples[k + 1] - float(v)) < reach) {
+                near.push_back(samples[k]);
+                near.push_back(samples[k + 1]);
+            }
+        }
+        // exp(-d^2 / 2 sigma^2) from a table over d^2 < (3 sigma)^2, summed in float: the light's
+        // whole cost per 640x480 frame fell from 0.72 to 0.27 ms against exp in double.
+        constexpr int kernel_steps = 1024;
+        constexpr float cutoff = 9;
+        static const std::array<float, kernel_steps + 1> kernel = [] {
+            std::array<float, kernel_steps + 1> table{};
+            for (int k = 0; k <= kernel_steps; ++k) table[k] = std::exp(-0.5f * cutoff * k / kernel_steps);
+            return table;
+        }();
+        const float to_step = float(kernel_steps / (cutoff * sigma * sigma));
+        double total = 0;
+        for (int round = 0; round < 30; ++round) {
+            float su = 0, sv = 0, sw = 0;
+            const float cu = float(u), cv = float(v);
+            for (size_t k = 0; k < near.size(); k += 2) {
+                const float du = near[k] - cu, dv = near[k + 1] - cv;
+                const float at = (du * du + dv * dv) * to_step;
+                if (at >= kernel_steps) continue;
+                const float w = kernel[int(at)];
+                su += w * near[k], sv += w * near[k + 1], sw += w;
+            }
+            total = sw;
+            if (sw <= 0) break;
+            const double nu = su / sw, nv = sv / sw;
+            const double step = std::abs(nu - u) + std::abs(nv - v);
+            u = nu, v = nv;
+            if (step < 1e-4) break;
+        }
+        *mode_u = u, *mode_v = v, *weight = total;
     });
 }
 
