@@ -76,7 +76,7 @@ struct SessionSuite {
                 reportSpeed([("recorded poses (groundtruth.txt)", steps), ("the engine's own tracking", odometry),
                              ("a plain video: monocular tracking, goal tracking", video),
                              ("a plain video with surfaces among the map's points (--surfaces)", videoSurfaces)])
-                reportLightCost(rendered)
+                try reportLightCost(rendered, intrinsics: walk.intrinsics)
             }
         }
         if parts.contains("memory") { try reportMemory(rendered, walk, references) }
@@ -313,9 +313,11 @@ struct SessionSuite {
               + "\(format(followed - change.end, 2)) s on (the view, and with it the frames' own estimate, moves on meanwhile).\n")
     }
 
-    /// The light estimate's share of a frame: `FrameMeter.measureLight` (a quarter-size copy,
-    /// its luminance and chroma histogram, the search along the locus) and the smoothing.
-    private func reportLightCost(_ rendered: [Rendered]) {
+    /// The light estimate's share of a frame: `FrameMeter.measureLight` (its luminance and chroma
+    /// histogram, the search along the locus, the clusters' modes) and the smoothing; then the
+    /// main light's direction (each plane's shading, the session's estimator fed and asked), on
+    /// every third frame's planes (detected first, not timed), seen from its true pose.
+    private func reportLightCost(_ rendered: [Rendered], intrinsics: Intrinsics) throws {
         let meter = FrameMeter()
         var smoother = LightSmoother()
         let times = rendered.map { frame in
@@ -323,8 +325,23 @@ struct SessionSuite {
         }
         let summary = Summary(times)
         figures.record("session.speed.light_estimate.median_ms", summary.median)
+        let detector = try PlaneDetector()
+        var estimator = ShadingLightEstimator()
+        let directionTimes = stride(from: 0, to: rendered.count, by: 3).map { index -> Double in
+            let frame = rendered[index]
+            let detection = detector.detect(in: frame.depth, intrinsics: intrinsics)
+            return milliseconds {
+                estimator.add(detection.shading(in: frame.image, labelsWidth: frame.depth.width, labelsHeight: frame.depth.height),
+                              cameraToWorld: frame.frame.cameraToWorld)
+                _ = estimator.estimate()
+            }.1
+        }
+        let direction = Summary(directionTimes)
+        figures.record("session.speed.light_direction.median_ms", direction.median)
         print("The light estimate alone (measured and smoothed, one thread, 640×480 colour): median "
-              + "\(format(summary.median, 3)) ms, p90 \(format(summary.p90, 3)) ms a frame (target: under 0.5 ms).\n")
+              + "\(format(summary.median, 3)) ms, p90 \(format(summary.p90, 3)) ms a frame (target: under 0.5 ms). "
+              + "The main light's direction from the planes (their shading, the estimator fed and asked): median "
+              + "\(format(direction.median, 3)) ms, p90 \(format(direction.p90, 3)) ms a frame.\n")
     }
 
     // MARK: Memory
