@@ -7,12 +7,10 @@ import WaymarkVision
 public struct PlaneShading: Sendable, Equatable {
     public var plane: Plane
     public var luminance: Double
-    public var samples: Int
 
-    public init(plane: Plane, luminance: Double, samples: Int) {
+    public init(plane: Plane, luminance: Double) {
         self.plane = plane
         self.luminance = luminance
-        self.samples = samples
     }
 }
 
@@ -26,7 +24,7 @@ extension PlaneDetection {
         let regions = image.regionLuminance(labels: labels, width: labelsWidth, height: labelsHeight, regions: planes.count)
         return zip(planes, regions).compactMap { plane, region in
             guard region.samples >= least, region.luminance > 0.005 else { return nil }
-            return PlaneShading(plane: plane.plane.facing(.zero), luminance: region.luminance, samples: region.samples)
+            return PlaneShading(plane: plane.plane.facing(.zero), luminance: region.luminance)
         }
     }
 }

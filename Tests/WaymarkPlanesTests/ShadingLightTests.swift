@@ -23,8 +23,7 @@ import WaymarkVision
                 let normal = sides[side]
                 let radiance = 0.4 * (ambient + max(0, (normal * light).sum()))
                 // The plane in camera coordinates: the wall 2 m out along −normal, facing the camera.
-                return PlaneShading(plane: Plane(normal: pose.applyInverseRotation(normal), offset: 2),
-                                    luminance: exposure * radiance, samples: 500)
+                return PlaneShading(plane: Plane(normal: pose.applyInverseRotation(normal), offset: 2), luminance: exposure * radiance)
             }, pose)
         }
     }
