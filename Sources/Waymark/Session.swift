@@ -210,7 +210,7 @@ public final class Session {
         // Coaching reads this frame's own light, as it reads its other signals, unsmoothed: the
         // darkness is told at once, before the features it hides are missed.
         var light = LightEstimate(beside.light)
-        light.mainLight = shadingLight.estimate()
+        light.mainLight = shadingLight.mainLight
         let signals = self.signals(frame, measured: measured, light: light, tracking: update, detections: detections)
         let coaching = coach.update(signals)
         lastPose = update?.cameraToWorld

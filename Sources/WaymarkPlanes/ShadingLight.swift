@@ -64,6 +64,9 @@ public struct ShadingLightEstimator: Sendable {
     /// both, and how many did.
     private var logRatios = [Double](repeating: 0, count: maximumSurfaces * maximumSurfaces)
     private var pairs = [Double](repeating: 0, count: maximumSurfaces * maximumSurfaces)
+    /// The main light so far, fitted again whenever a frame adds to what was seen; nil until four
+    /// surfaces were seen together and their fit holds.
+    public private(set) var mainLight: MainLight?
 
     public init() {}
 
@@ -90,6 +93,7 @@ public struct ShadingLightEstimator: Sendable {
                 pairs[second.surface * n + first.surface] += 1
             }
         }
+        if seen.count >= 2 { mainLight = fitted() }
     }
 
     /// The surface `plane` belongs to, new if none is near; nil when all are taken.
@@ -107,8 +111,7 @@ public struct ShadingLightEstimator: Sendable {
         return planes.count - 1
     }
 
-    /// The main light so far; nil until four surfaces were seen together and their fit holds.
-    public func estimate() -> MainLight? {
+    private func fitted() -> MainLight? {
         let members = largestConnectedGroup()
         guard members.count >= 4, let logRadiance = relativeLogRadiance(of: members) else { return nil }
         let normals = members.map { normalize(normalSums[$0]) }

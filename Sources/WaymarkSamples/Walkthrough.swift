@@ -77,14 +77,7 @@ public struct Walkthrough: Sendable {
         var pixelsPerMetre: Double
 
         /// Mean luminance in linear light, 0–1.
-        var meanLuminance: Double {
-            var sum = 0.0
-            for at in stride(from: 0, to: pixels.count, by: 3) {
-                sum += 0.0722 * SRGB.linear(Double(pixels[at]) / 255) + 0.7152 * SRGB.linear(Double(pixels[at + 1]) / 255)
-                    + 0.2126 * SRGB.linear(Double(pixels[at + 2]) / 255)
-            }
-            return sum / Double(pixels.count / 3)
-        }
+        var meanLuminance: Double { Image(width: width, height: height, channels: 3, pixels: pixels).meanLuminance() }
 
         static func flat(_ b: UInt8, _ g: UInt8, _ r: UInt8) -> Texture {
             Texture(width: 1, height: 1, pixels: [b, g, r], pixelsPerMetre: 1)

@@ -5,10 +5,10 @@ import Foundation
 public struct LightMeasurement: Sendable, Equatable {
     /// Mean luminance, 0–1 (Rec. 709 weights). A frame exposed for middle gray has 0.18.
     public var meanLuminance: Double
-    /// The light's colour: the mean linear RGB of the pixels that are gray under it, green 1; nil
-    /// for a gray frame, or when too few pixels are neither clipped nor dark.
+    /// The light's colour: linear RGB, green 1, at the densest point of the cluster of pixels that
+    /// are gray under it; nil for a gray frame, or when too few pixels are neither clipped nor dark.
     public var illuminant: SIMD3<Double>?
-    /// The fraction of the frame's pixels the illuminant was taken from.
+    /// The fraction of the frame's pixels in the search's window around the illuminant's cluster.
     public var illuminantShare: Double
 
     public init(meanLuminance: Double, illuminant: SIMD3<Double>?, illuminantShare: Double) {
@@ -105,14 +105,14 @@ enum IlluminantSearch {
         let warmEnd = continued(from: points[points.count - 1], away: points[max(points.count - 21, 0)])
         var seen = Set<SIMD2<Int>>()
         return (blueEnd.reversed() + points + warmEnd).compactMap { point -> SIMD2<Int>? in
-            let bin = SIMD2(Int((point.x / step).rounded(.down)), Int((point.y / step).rounded(.down))) &+ bins / 2
+            let bin = Self.bin(ofLogChroma: point)
             return contains(bin) && seen.insert(bin).inserted ? bin : nil
         }
     }()
 
-    /// The histogram bin of a linear RGB colour, as `cs_frame_meter_measure_light` bins pixels.
-    static func bin(of rgb: SIMD3<Double>) -> SIMD2<Int> {
-        SIMD2(Int((log(rgb.x / rgb.y) / step).rounded(.down)), Int((log(rgb.z / rgb.y) / step).rounded(.down))) &+ bins / 2
+    /// The histogram bin of (log(R/G), log(B/G)), as `cs_frame_meter_measure_light` bins pixels.
+    static func bin(ofLogChroma point: SIMD2<Double>) -> SIMD2<Int> {
+        SIMD2(Int((point.x / step).rounded(.down)), Int((point.y / step).rounded(.down))) &+ bins / 2
     }
 
     static func contains(_ bin: SIMD2<Int>) -> Bool { bin.x >= 0 && bin.x < bins && bin.y >= 0 && bin.y < bins }

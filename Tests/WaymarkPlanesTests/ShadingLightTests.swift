@@ -31,7 +31,7 @@ import WaymarkVision
     static func estimate(_ frames: [(shading: [PlaneShading], pose: RigidTransform)]) -> MainLight? {
         var estimator = ShadingLightEstimator()
         for frame in frames { estimator.add(frame.shading, cameraToWorld: frame.pose) }
-        return estimator.estimate()
+        return estimator.mainLight
     }
 
     static func degrees(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double {

