@@ -67,9 +67,9 @@ public struct MainLight: Sendable, Equatable {
 }
 
 /// Where the light's colour may lie in a frame's chroma histogram (`cs_frame_meter_measure_light`):
-/// along the Planckian locus (and on past its ends), the black bodies under which the most pixels
-/// look gray (their log(R/G) and log(B/G) within `windowBins` bins of the light's). `FrameMeter`
-/// follows each such cluster to its densest point on the samples themselves and takes the densest.
+/// near the Planckian locus (and on past its ends), where pixels cluster as grays do under a light
+/// (their log(R/G) and log(B/G) within `windowBins` bins of the light's). `FrameMeter` follows
+/// each such cluster to its densest point on the samples themselves and takes the densest.
 /// Real lights lie near the locus; a poster's saturated red, a lawn's green, lie far from it, so
 /// however much of the view they fill they cannot pull the light towards themselves.
 enum IlluminantSearch {
@@ -77,7 +77,7 @@ enum IlluminantSearch {
     static let step = Double(CS_CHROMA_STEP)
     /// ±0.15 in log chroma: within about 16 % of gray under the light.
     static let windowBins = 3
-    /// How many of the track's peaks are followed to their modes, and how far apart (track bins) they must be.
+    /// How many of the band's peaks are followed to their modes, and how far apart (bins, either way) they must be.
     static let candidateCount = 4
     static let peakSpacing = 4
     /// The kernel of the mean shift on the samples that ends the search (`FrameMeter`), log chroma.
@@ -117,30 +117,69 @@ enum IlluminantSearch {
 
     static func contains(_ bin: SIMD2<Int>) -> Bool { bin.x >= 0 && bin.x < bins && bin.y >= 0 && bin.y < bins }
 
-    /// Where along the track gray clusters may lie: the mean colours (linear RGB) of the windows
-    /// whose counts peak along it (no window within `peakSpacing` track bins holds more), the
-    /// `candidates` fullest first, each with its share of the frame's pixels; only those with
-    /// `leastShare` or more.
+    /// Whether each bin (row-major) lies within `windowBins` of the track, where a light's gray
+    /// cluster may lie.
+    static let inBand: [Bool] = {
+        var inBand = [Bool](repeating: false, count: bins * bins)
+        for bin in locusBins {
+            for v in max(bin.y - windowBins, 0)...min(bin.y + windowBins, bins - 1) {
+                for u in max(bin.x - windowBins, 0)...min(bin.x + windowBins, bins - 1) { inBand[v * bins + u] = true }
+            }
+        }
+        return inBand
+    }()
+
+    /// Where near the track gray clusters may lie: the mean colours (linear RGB) of the windows
+    /// (`windowBins` about a bin in the band) whose counts peak in two dimensions (no window in
+    /// the band within `peakSpacing` bins holds more), the `candidateCount` fullest first, each
+    /// with its share of the frame's pixels; only those with `leastShare` or more. Peaks in the
+    /// plane, not along the track: two clusters side by side across it are both found, whichever
+    /// way a shift of the light moves them along it.
     static func candidates(in chroma: [Float], pixels: Int) -> [(colour: SIMD3<Double>, share: Double)] {
-        func window(around centre: SIMD2<Int>) -> SIMD4<Double> {
-            var sum = SIMD4<Double>()
-            for v in max(centre.y - windowBins, 0)...min(centre.y + windowBins, bins - 1) {
-                for u in max(centre.x - windowBins, 0)...min(centre.x + windowBins, bins - 1) {
-                    let at = 4 * (v * bins + u)
-                    sum += SIMD4(Double(chroma[at]), Double(chroma[at + 1]), Double(chroma[at + 2]), Double(chroma[at + 3]))
+        // The counts' integral image, so that any window's count is four reads.
+        let side = bins + 1
+        var integral = [Int32](repeating: 0, count: side * side)
+        for v in 0..<bins {
+            var row: Int32 = 0
+            for u in 0..<bins {
+                row += Int32(chroma[4 * (v * bins + u)])
+                integral[(v + 1) * side + u + 1] = integral[v * side + u + 1] + row
+            }
+        }
+        func window(_ u: Int, _ v: Int) -> (u: ClosedRange<Int>, v: ClosedRange<Int>) {
+            (max(u - windowBins, 0)...min(u + windowBins, bins - 1), max(v - windowBins, 0)...min(v + windowBins, bins - 1))
+        }
+        func count(_ u: Int, _ v: Int) -> Int32 {
+            let (us, vs) = window(u, v)
+            return integral[(vs.upperBound + 1) * side + us.upperBound + 1] - integral[vs.lowerBound * side + us.upperBound + 1]
+                - integral[(vs.upperBound + 1) * side + us.lowerBound] + integral[vs.lowerBound * side + us.lowerBound]
+        }
+        let least = Int32((leastShare * Double(pixels)).rounded(.up))
+        var peaks: [(index: Int, count: Int32)] = []
+        for index in inBand.indices where inBand[index] {
+            let u = index % bins, v = index / bins, here = count(u, v)
+            guard here >= least else { continue }
+            let isPeak = (max(v - peakSpacing, 0)...min(v + peakSpacing, bins - 1)).allSatisfy { nv in
+                (max(u - peakSpacing, 0)...min(u + peakSpacing, bins - 1)).allSatisfy { nu in
+                    let other = nv * bins + nu
+                    guard inBand[other], other != index else { return true }
+                    let there = count(nu, nv)
+                    return there < here || there == here && other > index
                 }
             }
-            return sum
+            if isPeak { peaks.append((index, here)) }
         }
-        let sums = locusBins.map(window)
-        let peaks = sums.indices.filter { k in
-            let near = max(k - peakSpacing, 0)...min(k + peakSpacing, sums.count - 1)
-            return sums[k].x >= leastShare * Double(pixels) && near.allSatisfy { sums[$0].x < sums[k].x || $0 >= k && sums[$0].x == sums[k].x }
-        }
-        return peaks.sorted { sums[$0].x > sums[$1].x }.prefix(Self.candidateCount).compactMap { k in
-            let sum = sums[k]
-            guard sum.y > 0, sum.z > 0, sum.w > 0 else { return nil }
-            return (SIMD3(sum.y, sum.z, sum.w) / sum.z, sum.x / Double(pixels))
+        return peaks.sorted { $0.count > $1.count }.prefix(candidateCount).compactMap { peak in
+            let (us, vs) = window(peak.index % bins, peak.index / bins)
+            var sum = SIMD3<Double>()
+            for v in vs {
+                for u in us {
+                    let at = 4 * (v * bins + u)
+                    sum += SIMD3(Double(chroma[at + 1]), Double(chroma[at + 2]), Double(chroma[at + 3]))
+                }
+            }
+            guard sum.min() > 0 else { return nil }
+            return (sum / sum.y, Double(peak.count) / Double(pixels))
         }
     }
 }

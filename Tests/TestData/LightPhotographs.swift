@@ -15,12 +15,20 @@ public enum LightPhotographs {
     ]
     public static let all = development + validation
 
-    /// A large saturated red poster held over a photograph's BGR pixels, a third of its view.
-    public static func holdPoster(over pixels: inout [UInt8], width: Int, height: Int) {
+    /// A large poster held over a photograph's BGR pixels, a third of its view: saturated red, or
+    /// `hidden`'s white, clipped, which the light estimate leaves out, so that the view is only
+    /// hidden (telling what the poster's colour does from what hiding that third does).
+    /// Blue, green, red.
+    public static let posterRed: (UInt8, UInt8, UInt8) = (40, 30, 200)
+    public static let hidden: (UInt8, UInt8, UInt8) = (255, 255, 255)
+
+    public static func holdPoster(
+        over pixels: inout [UInt8], width: Int, height: Int, colour: (UInt8, UInt8, UInt8) = posterRed
+    ) {
         let (left, top) = (width / 5, height / 5)
         for y in top..<(top + height * 3 / 5 - height / 20) {
             for x in left..<(left + width * 3 / 5) {
-                (pixels[3 * (y * width + x)], pixels[3 * (y * width + x) + 1], pixels[3 * (y * width + x) + 2]) = (40, 30, 200)
+                (pixels[3 * (y * width + x)], pixels[3 * (y * width + x) + 1], pixels[3 * (y * width + x) + 2]) = colour
             }
         }
     }

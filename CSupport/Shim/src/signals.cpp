@@ -18,7 +18,10 @@ struct cs_frame_meter {
     cv::Mat gray, half, laplacian, gradient_x, gradient_y, small, thumbnail, previous, window;
     std::vector<cv::KeyPoint> corners;
     // The last light measurement's usable samples: log(R/G), log(B/G) pairs.
-    std::vector<float> chroma_samples, chroma_near;
+    // The last colour frame's usable samples, (log R/G, log B/G) pairs ordered by histogram bin
+    // (row-major), bin k's from pair chroma_bin_start[k] on; chroma_bins the bin of each as read.
+    std::vector<float> chroma_samples, chroma_unsorted, chroma_near;
+    std::vector<int32_t> chroma_bins, chroma_bin_start, chroma_fill;
     bool has_previous = false;
 };
 
@@ -64,11 +67,16 @@ float luminance_of(const LinearLight &light, const uint8_t *bgr) {
 // the copy (an area resize of a 640x480 colour frame cost more than all the rest).
 constexpr int sample_step = 4;
 
-void measure_light(const cv::Mat &frame, float *chroma, std::vector<float> &samples_out, cs_light_signals *out) {
+void measure_light(cs_frame_meter &meter, const cv::Mat &frame, float *chroma, cs_light_signals *out) {
     const LinearLight &light = linear_light();
     const int bins = CS_CHROMA_BINS, channels = frame.channels();
     std::fill(chroma, chroma + 4 * bins * bins, 0.0f);
-    samples_out.clear();
+    const size_t most = size_t((frame.rows + sample_step - 1) / sample_step) * ((frame.cols + sample_step - 1) / sample_step);
+    std::vector<float> &unsorted = meter.chroma_unsorted;
+    std::vector<int32_t> &sample_bins = meter.chroma_bins;
+    unsorted.resize(2 * most);
+    sample_bins.resize(most);
+    size_t usable = 0;
     double luminance_sum = 0;
     int32_t samples = 0;
     for (int y = sample_step / 2; y < frame.rows; y += sample_step) {
@@ -89,9 +97,22 @@ void measure_light(const cv::Mat &frame, float *chroma, std::vector<float> &samp
             if (u < 0 || u >= bins || v < 0 || v >= bins) continue;
             float *bin = chroma + 4 * (v * bins + u);
             bin[0] += 1, bin[1] += r, bin[2] += g, bin[3] += b;
-            samples_out.push_back(log_rg);
-            samples_out.push_back(log_bg);
+            unsorted[2 * usable] = log_rg, unsorted[2 * usable + 1] = log_bg;
+            sample_bins[usable++] = v * bins + u;
         }
+    }
+    // By bin (a counting sort on the histogram's counts), so that a mean shift reads only the
+    // bins within its reach.
+    std::vector<int32_t> &start = meter.chroma_bin_start;
+    start.assign(size_t(bins * bins + 1), 0);
+    for (int k = 0; k < bins * bins; ++k) start[k + 1] = start[k] + int32_t(chroma[4 * k]);
+    std::vector<float> &sorted = meter.chroma_samples;
+    sorted.resize(2 * usable);
+    std::vector<int32_t> &next = meter.chroma_fill;
+    next.assign(start.begin(), start.end() - 1);
+    for (size_t k = 0; k < usable; ++k) {
+        const int32_t at = next[sample_bins[k]]++;
+        sorted[2 * at] = unsorted[2 * k], sorted[2 * at + 1] = unsorted[2 * k + 1];
     }
     out->pixels = samples;
     out->has_chroma = channels == 3 ? 1 : 0;
@@ -166,7 +187,7 @@ cs_status cs_frame_meter_measure_light(cs_frame_meter *meter, const cs_image *im
         cs::require(image != nullptr && !image->mat.empty() && image->mat.depth() == CV_8U &&
                         (image->mat.channels() == 1 || image->mat.channels() == 3),
                     "cs_frame_meter_measure_light: image is NULL, empty, or not 8-bit gray or BGR");
-        measure_light(image->mat, chroma, meter->chroma_samples, out);
+        measure_light(*meter, image->mat, chroma, out);
     });
 }
 
@@ -177,15 +198,28 @@ cs_status cs_frame_meter_chroma_mode(cs_frame_meter *meter, double u, double v, 
                     "cs_frame_meter_chroma_mode: NULL argument");
         cs::require(sigma > 0, "cs_frame_meter_chroma_mode: sigma must be positive");
         const std::vector<float> &samples = meter->chroma_samples;
+        const std::vector<int32_t> &start = meter->chroma_bin_start;
         // The samples within reach of any step first (a mode lies well within 3 sigma of a start
-        // on its cluster's slope), then Gaussian mean shift over them.
+        // on its cluster's slope), read from the bins that reach covers, then Gaussian mean shift
+        // over them.
         const float reach = float(4 * sigma);
         std::vector<float> &near = meter->chroma_near;
         near.clear();
-        for (size_t k = 0; k + 1 < samples.size(); k += 2) {
-            if (std::abs(samples[k] - float(u)) < reach && std::abs(samples[k + 1] - float(v)) < reach) {
-                near.push_back(samples[k]);
-                near.push_back(samples[k + 1]);
+        const int bins = CS_CHROMA_BINS;
+        const auto bin_of = [&](double value) {
+            return std::clamp(int(std::floor(value / CS_CHROMA_STEP)) + bins / 2, 0, bins - 1);
+        };
+        if (!start.empty()) {
+            // A bin more each way than the reach's: its edges, in float, need not round as the samples' did.
+            const int u0 = std::max(bin_of(u - reach) - 1, 0), u1 = std::min(bin_of(u + reach) + 1, bins - 1);
+            const int v0 = std::max(bin_of(v - reach) - 1, 0), v1 = std::min(bin_of(v + reach) + 1, bins - 1);
+            for (int row = v0; row <= v1; ++row) {
+                for (int32_t k = start[row * bins + u0]; k < start[row * bins + u1 + 1]; ++k) {
+                    if (std::abs(samples[2 * k] - float(u)) < reach && std::abs(samples[2 * k + 1] - float(v)) < reach) {
+                        near.push_back(samples[2 * k]);
+                        near.push_back(samples[2 * k + 1]);
+                    }
+                }
             }
         }
         // exp(-d^2 / 2 sigma^2) from a table over d^2 < (3 sigma)^2, summed in float: the light's
@@ -214,7 +248,7 @@ cs_status cs_frame_meter_chroma_mode(cs_frame_meter *meter, double u, double v, 
             const double nu = su / sw, nv = sv / sw;
             const double step = std::abs(nu - u) + std::abs(nv - v);
             u = nu, v = nv;
-            if (step < 1e-4) break;
+            if (step < 1e-3) break;
         }
         *mode_u = u, *mode_v = v, *weight = total;
     });
