@@ -24,7 +24,7 @@ public struct FrameMeasurement: Sendable, Equatable {
 /// its buffers are reused). Keeps a thumbnail of the last frame for the motion.
 public final class FrameMeter {
     private let handle: OpaquePointer
-    private var chroma = [Float](repeating: 0, count: 4 * IlluminantSearch.bins * IlluminantSearch.bins)
+    private var chroma = [Int32](repeating: 0, count: IlluminantSearch.bins * IlluminantSearch.bins)
     /// Phase-correlation peaks below this give no motion.
     public static let minimumMotionResponse = 0.05
     /// Below this mean squared gradient a frame is plain or dark, and its one direction may be a
@@ -63,22 +63,21 @@ public final class FrameMeter {
         }
         // Each candidate cluster followed to its densest point; the densest of those is the light.
         let candidates = signals.has_chroma != 0 ? IlluminantSearch.candidates(in: chroma, pixels: Int(signals.pixels)) : []
-        let found = candidates.map { (mode: chromaMode(from: $0.colour), share: $0.share) }.max { $0.mode.density < $1.mode.density }
+        let found = candidates.map { (mode: chromaMode(from: $0.start), share: $0.share) }.max { $0.mode.density < $1.mode.density }
         return LightMeasurement(
             meanLuminance: signals.mean_luminance, illuminant: found?.mode.colour, illuminantShare: found?.share ?? 0)
     }
 
-    /// The densest point of the gray pixels' cluster near `colour` (linear RGB), found on the
-    /// samples themselves, not the histogram's bins: a change of light moves every sample by
-    /// the same log gains, and this point and its density with them, wherever the bins' edges
-    /// fall. `density`: the samples' kernel weight there.
-    private func chromaMode(from colour: SIMD3<Double>) -> (colour: SIMD3<Double>, density: Double) {
+    /// The densest point of the gray pixels' cluster near `start` (log(R/G), log(B/G)), as a
+    /// linear RGB colour, found on the samples themselves, not the histogram's bins: a change of
+    /// light moves every sample by the same log gains, and this point and its density with them,
+    /// wherever the bins' edges fall. `density`: the samples' kernel weight there.
+    private func chromaMode(from start: SIMD2<Double>) -> (colour: SIMD3<Double>, density: Double) {
         var u = 0.0, v = 0.0, weight = 0.0
         checkInvariant {
-            cs_frame_meter_chroma_mode(handle, log(colour.x / colour.y), log(colour.z / colour.y), IlluminantSearch.modeSigma,
-                                       &u, &v, &weight, $0)
+            cs_frame_meter_chroma_mode(handle, start.x, start.y, IlluminantSearch.modeSigma, &u, &v, &weight, $0)
         }
-        return weight > 0 ? (SIMD3(exp(u), 1, exp(v)), weight) : (colour, 0)
+        return (SIMD3(exp(u), 1, exp(v)), weight)
     }
 
     /// The last measured frame's sharpness inside each rectangle (x, y, width, height, full-frame

@@ -118,7 +118,7 @@ enum IlluminantSearch {
     static func contains(_ bin: SIMD2<Int>) -> Bool { bin.x >= 0 && bin.x < bins && bin.y >= 0 && bin.y < bins }
 
     /// Whether each bin (row-major) lies within `windowBins` of the track, where a light's gray
-    /// cluster may lie.
+    /// cluster may lie; and those that do.
     static let inBand: [Bool] = {
         var inBand = [Bool](repeating: false, count: bins * bins)
         for bin in locusBins {
@@ -128,21 +128,22 @@ enum IlluminantSearch {
         }
         return inBand
     }()
+    static let band = inBand.indices.filter { inBand[$0] }
 
-    /// Where near the track gray clusters may lie: the mean colours (linear RGB) of the windows
-    /// (`windowBins` about a bin in the band) whose counts peak in two dimensions (no window in
-    /// the band within `peakSpacing` bins holds more), the `candidateCount` fullest first, each
-    /// with its share of the frame's pixels; only those with `leastShare` or more. Peaks in the
-    /// plane, not along the track: two clusters side by side across it are both found, whichever
-    /// way a shift of the light moves them along it.
-    static func candidates(in chroma: [Float], pixels: Int) -> [(colour: SIMD3<Double>, share: Double)] {
+    /// Where near the track gray clusters may lie: the centres (log(R/G), log(B/G), the window's
+    /// samples' mean by bin) of the windows (`windowBins` about a bin in the band) whose counts
+    /// peak in two dimensions (no window in the band within `peakSpacing` bins holds more), the
+    /// `candidateCount` fullest first, each with its share of the frame's pixels; only those with
+    /// `leastShare` or more. Peaks in the plane, not along the track: two clusters side by side
+    /// across it are both found, whichever way a shift of the light moves them along it.
+    static func candidates(in chroma: [Int32], pixels: Int) -> [(start: SIMD2<Double>, share: Double)] {
         // The counts' integral image, so that any window's count is four reads.
         let side = bins + 1
         var integral = [Int32](repeating: 0, count: side * side)
         for v in 0..<bins {
             var row: Int32 = 0
             for u in 0..<bins {
-                row += Int32(chroma[4 * (v * bins + u)])
+                row += chroma[v * bins + u]
                 integral[(v + 1) * side + u + 1] = integral[v * side + u + 1] + row
             }
         }
@@ -156,7 +157,7 @@ enum IlluminantSearch {
         }
         let least = Int32((leastShare * Double(pixels)).rounded(.up))
         var peaks: [(index: Int, count: Int32)] = []
-        for index in inBand.indices where inBand[index] {
+        for index in band {
             let u = index % bins, v = index / bins, here = count(u, v)
             guard here >= least else { continue }
             let isPeak = (max(v - peakSpacing, 0)...min(v + peakSpacing, bins - 1)).allSatisfy { nv in
@@ -169,17 +170,16 @@ enum IlluminantSearch {
             }
             if isPeak { peaks.append((index, here)) }
         }
-        return peaks.sorted { $0.count > $1.count }.prefix(candidateCount).compactMap { peak in
+        return peaks.sorted { $0.count > $1.count }.prefix(candidateCount).map { peak in
             let (us, vs) = window(peak.index % bins, peak.index / bins)
-            var sum = SIMD3<Double>()
+            var sum = SIMD2<Double>()
             for v in vs {
                 for u in us {
-                    let at = 4 * (v * bins + u)
-                    sum += SIMD3(Double(chroma[at + 1]), Double(chroma[at + 2]), Double(chroma[at + 3]))
+                    let centre = SIMD2(Double(u - bins / 2), Double(v - bins / 2)) + 0.5
+                    sum += Double(chroma[v * bins + u]) * centre
                 }
             }
-            guard sum.min() > 0 else { return nil }
-            return (sum / sum.y, Double(peak.count) / Double(pixels))
+            return (sum * step / Double(peak.count), Double(peak.count) / Double(pixels))
         }
     }
 }

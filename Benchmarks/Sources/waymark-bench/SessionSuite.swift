@@ -325,7 +325,7 @@ struct SessionSuite {
     }
 
     /// The light estimate's share of a frame: `FrameMeter.measureLight` (its luminance and chroma
-    /// histogram, the search along the locus, the clusters' modes) and the smoothing; then the
+    /// histogram, the search about the locus, the clusters' modes) and the smoothing; then the
     /// main light's direction (each plane's shading, the session's estimator fed and fitted), on
     /// every third frame's planes (detected first, not timed), seen from its true pose.
     private func reportLightCost(_ rendered: [Rendered], intrinsics: Intrinsics) throws {

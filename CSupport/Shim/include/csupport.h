@@ -135,11 +135,11 @@ cs_status cs_frame_meter_create(cs_frame_meter **out, cs_error *error);
 void cs_frame_meter_destroy(cs_frame_meter *meter);
 /* Measures a gray or BGR frame; the meter keeps a small copy for the next frame's motion. */
 cs_status cs_frame_meter_measure(cs_frame_meter *meter, const cs_image *image, cs_frame_signals *out, cs_error *error);
-/* Measures the light of a gray or BGR frame. For a colour frame, chroma (4 * CS_CHROMA_BINS^2
-   floats) receives its usable pixels (no channel clipped, not dark) by chromaticity: bin (u, v)
-   holds those with log(R/G) in [(u - bins/2) * step, (u - bins/2 + 1) * step) and log(B/G)
-   likewise by v, as 4 floats at 4 * (v * bins + u): their count and their sums of linear R, G, B. */
-cs_status cs_frame_meter_measure_light(cs_frame_meter *meter, const cs_image *image, float *chroma,
+/* Measures the light of a gray or BGR frame. For a colour frame, chroma (CS_CHROMA_BINS^2
+   counts) receives how many of its usable samples (no channel clipped, not dark) fall in each
+   bin of chromaticity: bin (u, v), at v * bins + u, counts those with log(R/G) in
+   [(u - bins/2) * step, (u - bins/2 + 1) * step) and log(B/G) likewise by v. */
+cs_status cs_frame_meter_measure_light(cs_frame_meter *meter, const cs_image *image, int32_t *chroma,
                                        cs_light_signals *out, cs_error *error);
 /* The mode of the last measured colour frame's usable samples in (log(R/G), log(B/G)), by mean
    shift with a Gaussian kernel of `sigma` from (u, v), over the samples within 4 sigma of it:

@@ -63,14 +63,20 @@ float luminance_of(const LinearLight &light, const uint8_t *bgr) {
     return 0.2126f * light.value[bgr[2]] + 0.7152f * light.value[bgr[1]] + 0.0722f * light.value[bgr[0]];
 }
 
+// std::floor's value without its call (this build's baseline x86-64 has no rounding instruction).
+int floor_of(float x) {
+    const int truncated = int(x);
+    return truncated - (x < float(truncated) ? 1 : 0);
+}
+
 // Every fourth pixel of every fourth row: as many samples as a quarter-size copy, without
 // the copy (an area resize of a 640x480 colour frame cost more than all the rest).
 constexpr int sample_step = 4;
 
-void measure_light(cs_frame_meter &meter, const cv::Mat &frame, float *chroma, cs_light_signals *out) {
+void measure_light(cs_frame_meter &meter, const cv::Mat &frame, int32_t *chroma, cs_light_signals *out) {
     const LinearLight &light = linear_light();
     const int bins = CS_CHROMA_BINS, channels = frame.channels();
-    std::fill(chroma, chroma + 4 * bins * bins, 0.0f);
+    std::fill(chroma, chroma + bins * bins, 0);
     const size_t most = size_t((frame.rows + sample_step - 1) / sample_step) * ((frame.cols + sample_step - 1) / sample_step);
     std::vector<float> &unsorted = meter.chroma_unsorted;
     std::vector<int32_t> &sample_bins = meter.chroma_bins;
@@ -87,16 +93,14 @@ void measure_light(cs_frame_meter &meter, const cv::Mat &frame, float *chroma, c
                 continue;
             }
             const uint8_t *p = row + 3 * x;  // BGR
-            const float b = light.value[p[0]], g = light.value[p[1]], r = light.value[p[2]];
             const float luminance = luminance_of(light, p);
             luminance_sum += luminance;
             if (std::max({p[0], p[1], p[2]}) >= clipped_code || luminance < darkest_luminance) continue;
             const float log_rg = light.log[p[2]] - light.log[p[1]], log_bg = light.log[p[0]] - light.log[p[1]];
-            const int u = int(std::floor(log_rg / CS_CHROMA_STEP)) + bins / 2;
-            const int v = int(std::floor(log_bg / CS_CHROMA_STEP)) + bins / 2;
+            const int u = floor_of(log_rg / CS_CHROMA_STEP) + bins / 2;
+            const int v = floor_of(log_bg / CS_CHROMA_STEP) + bins / 2;
             if (u < 0 || u >= bins || v < 0 || v >= bins) continue;
-            float *bin = chroma + 4 * (v * bins + u);
-            bin[0] += 1, bin[1] += r, bin[2] += g, bin[3] += b;
+            ++chroma[v * bins + u];
             unsorted[2 * usable] = log_rg, unsorted[2 * usable + 1] = log_bg;
             sample_bins[usable++] = v * bins + u;
         }
@@ -105,7 +109,7 @@ void measure_light(cs_frame_meter &meter, const cv::Mat &frame, float *chroma, c
     // bins within its reach.
     std::vector<int32_t> &start = meter.chroma_bin_start;
     start.assign(size_t(bins * bins + 1), 0);
-    for (int k = 0; k < bins * bins; ++k) start[k + 1] = start[k] + int32_t(chroma[4 * k]);
+    for (int k = 0; k < bins * bins; ++k) start[k + 1] = start[k] + chroma[k];
     std::vector<float> &sorted = meter.chroma_samples;
     sorted.resize(2 * usable);
     std::vector<int32_t> &next = meter.chroma_fill;
@@ -180,7 +184,7 @@ cs_status cs_frame_meter_measure(cs_frame_meter *meter, const cs_image *image, c
     });
 }
 
-cs_status cs_frame_meter_measure_light(cs_frame_meter *meter, const cs_image *image, float *chroma,
+cs_status cs_frame_meter_measure_light(cs_frame_meter *meter, const cs_image *image, int32_t *chroma,
                                        cs_light_signals *out, cs_error *error) {
     return cs::guard(error, [&] {
         cs::require(meter != nullptr && chroma != nullptr && out != nullptr, "cs_frame_meter_measure_light: NULL argument");
@@ -207,7 +211,7 @@ cs_status cs_frame_meter_chroma_mode(cs_frame_meter *meter, double u, double v, 
         near.clear();
         const int bins = CS_CHROMA_BINS;
         const auto bin_of = [&](double value) {
-            return std::clamp(int(std::floor(value / CS_CHROMA_STEP)) + bins / 2, 0, bins - 1);
+            return int(std::clamp(std::floor(value / CS_CHROMA_STEP) + bins / 2, 0.0, double(bins - 1)));
         };
         if (!start.empty()) {
             // A bin more each way than the reach's: its edges, in float, need not round as the samples' did.
