@@ -2,7 +2,7 @@
 # machine with the Swift toolchain: they install what is missing first.
 SWIFT ?= $(shell command -v swift || echo /opt/swift/usr/bin/swift)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEBIAN_PACKAGES := libopencv-dev libopencv-contrib-dev libeigen3-dev libceres-dev pkg-config opencv-doc python3-opencv fonts-noto-cjk
+DEBIAN_PACKAGES := libopencv-dev libopencv-contrib-dev libeigen3-dev libceres-dev pkg-config opencv-doc python3-opencv fonts-noto-cjk libzstd-dev liblz4-dev libsqlite3-dev
 # Debian's chromium: a test opens `--report`'s page in a real headless browser; iproute2 brings up
 # loopback in the batch tests' own network namespace, and python3-venv holds their Ray.
 TEST_PACKAGES := chromium iproute2 python3-venv
@@ -19,7 +19,11 @@ OUT := out
 BATCH_PYTHON := .build/batch-python
 LOOPBACK_ONLY := unshare $(if $(SUDO),-rn,-n) sh -c 'ip link set lo up && exec "$$0" "$$@"'
 
-.PHONY: setup test-setup bench-setup batch-setup build demo test tsan sanitize fuzz bench bench-batch clean
+# rosbags (pure Python, pinned) writes the ROS 2 bags the bag tests read, in its own virtual
+# environment; it sees Debian's python3-opencv to decode the images it packs.
+BAG_PYTHON := .build/bag-python
+
+.PHONY: setup test-setup bench-setup batch-setup bag-setup build demo test tsan sanitize fuzz bench bench-batch clean
 
 # Debian packages, then Waymark's own pkg-config files (CSupport/pkgconfig): waymark-opencv.pc
 # links only the OpenCV modules the shim uses; waymark-ceres.pc stands in for the one Debian's
@@ -53,7 +57,15 @@ $(BATCH_PYTHON)/.installed: batch/requirements.txt batch/requirements-test.txt b
 	$(BATCH_PYTHON)/bin/pip install -q --no-deps -e batch
 	@touch $@
 
-test: test-setup batch-setup
+bag-setup: $(BAG_PYTHON)/.installed
+$(BAG_PYTHON)/.installed: Datasets/requirements-bags.txt
+	@dpkg -s python3-venv >/dev/null 2>&1 || \
+	  ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-venv >/dev/null)
+	@[ -x $(BAG_PYTHON)/bin/python ] || /usr/bin/python3 -m venv --system-site-packages $(BAG_PYTHON)
+	$(BAG_PYTHON)/bin/pip install -q -r Datasets/requirements-bags.txt
+	@touch $@
+
+test: test-setup batch-setup bag-setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	cd batch && $(LOOPBACK_ONLY) ../$(BATCH_PYTHON)/bin/python -m pytest -q -rs

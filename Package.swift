@@ -23,6 +23,11 @@ let package = Package(
         // one (CSupport/pkgconfig/waymark-ceres.pc, installed by `make setup`).
         .systemLibrary(
             name: "CCeres", path: "CSupport/SystemCeres", pkgConfig: "waymark-ceres", providers: [.apt(["libceres-dev"])]),
+        // ROS 2 bags' storage: MCAP's zstd and LZ4 chunks, and SQLite 3 (WaymarkBags).
+        .systemLibrary(name: "CZstd", path: "CSupport/SystemZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        .systemLibrary(name: "CLZ4", path: "CSupport/SystemLZ4", pkgConfig: "liblz4", providers: [.apt(["liblz4-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", path: "CSupport/SystemSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Optimized in debug builds too: unoptimized Ceres cost functions (Eigen jets) and
         // descriptor scans were three quarters of the reconstruction test's 41 s.
         .target(
@@ -36,6 +41,8 @@ let package = Package(
         .target(
             name: "WaymarkRelocalization", dependencies: ["WaymarkCore", "WaymarkVision"], swiftSettings: strict),
         .target(name: "WaymarkGuidance", dependencies: ["WaymarkCore"], swiftSettings: strict),
+        // ROS 2 bags (MCAP and SQLite 3): their topics and messages, as recorded.
+        .target(name: "WaymarkBags", dependencies: ["WaymarkCore", "CZstd", "CLZ4", "CSQLite"], swiftSettings: strict),
         // Frame sources: video files, image folders, RGB-D recordings.
         .target(name: "WaymarkInput", dependencies: ["WaymarkCore", "WaymarkVision"], swiftSettings: strict),
         .target(
@@ -77,6 +84,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "WaymarkGuidanceTests", dependencies: ["WaymarkGuidance"], swiftSettings: strict),
         .testTarget(name: "WaymarkInputTests", dependencies: ["WaymarkInput", "TestData"], swiftSettings: strict),
+        .testTarget(name: "WaymarkBagsTests", dependencies: ["WaymarkBags", "TestData"], swiftSettings: strict),
         .testTarget(name: "WaymarkTests", dependencies: ["Waymark", "TestData", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "waymarkCLITests", dependencies: ["TestData", "TestSupport", "WaymarkRecords", "waymark"], swiftSettings: strict),
