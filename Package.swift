@@ -44,7 +44,7 @@ let package = Package(
         // ROS 2 bags (MCAP and SQLite 3): their topics and messages, as recorded.
         .target(name: "WaymarkBags", dependencies: ["WaymarkCore", "CZstd", "CLZ4", "CSQLite"], swiftSettings: strict),
         // Frame sources: video files, image folders, RGB-D recordings.
-        .target(name: "WaymarkInput", dependencies: ["WaymarkCore", "WaymarkVision"], swiftSettings: strict),
+        .target(name: "WaymarkInput", dependencies: ["WaymarkCore", "WaymarkVision", "WaymarkBags"], swiftSettings: strict),
         .target(
             name: "Waymark",
             dependencies: [

@@ -12,7 +12,9 @@ its line's timestamp, read as a decimal string so that no nanosecond is lost:
   /camera/color/image_raw/compressed  sensor_msgs/msg/CompressedImage, the same PNG files' bytes
   /camera/depth/image_raw             sensor_msgs/msg/Image, 16UC1 (depth.txt's PNGs, 5000 per metre)
   /camera/color/camera_info           sensor_msgs/msg/CameraInfo, once per colour frame
-  /imu                                sensor_msgs/msg/Imu, linear acceleration (accelerometer.txt)
+  /imu                                sensor_msgs/msg/Imu, linear acceleration (accelerometer.txt), frame "imu"
+  /tf_static                          tf2_msgs/msg/TFMessage, once: camera -> imu, the Kinect accelerometer's
+                                      axes (x left, y up, z forward) in the camera's, a half turn about z
   /camera/pose                        geometry_msgs/msg/PoseStamped (groundtruth.txt), frame "world"
   /tf                                 tf2_msgs/msg/TFMessage, world -> camera, the same poses
 
@@ -110,6 +112,14 @@ def write(source, bag, storage, chunks, intrinsics):
             header=header(stamp, 'imu'), orientation=Quaternion(x=0, y=0, z=0, w=1), orientation_covariance=unknown,
             angular_velocity=Vector3(x=0, y=0, z=0), angular_velocity_covariance=unknown,
             linear_acceleration=Vector3(x=ax, y=ay, z=az), linear_acceleration_covariance=np.zeros(9))))
+    accelerometer = entries(source, 'accelerometer.txt')
+    if accelerometer:
+        stamp = accelerometer[0][0]
+        half_turn = T['geometry_msgs/msg/TransformStamped'](
+            header=header(stamp, 'camera'), child_frame_id='imu',
+            transform=T['geometry_msgs/msg/Transform'](translation=Vector3(x=0, y=0, z=0),
+                                                       rotation=Quaternion(x=0, y=0, z=1, w=0)))
+        messages.append((nanoseconds(stamp), '/tf_static', T['tf2_msgs/msg/TFMessage'](transforms=[half_turn])))
     for stamp, values in entries(source, 'groundtruth.txt'):
         tx, ty, tz, qx, qy, qz, qw = (float(v) for v in values[:7])
         pose = T['geometry_msgs/msg/Pose'](position=T['geometry_msgs/msg/Point'](x=tx, y=ty, z=tz),
@@ -129,6 +139,7 @@ def write(source, bag, storage, chunks, intrinsics):
         '/imu': 'sensor_msgs/msg/Imu',
         '/camera/pose': 'geometry_msgs/msg/PoseStamped',
         '/tf': 'tf2_msgs/msg/TFMessage',
+        '/tf_static': 'tf2_msgs/msg/TFMessage',
     }
     plugin = StoragePlugin.MCAP if storage == 'mcap' else StoragePlugin.SQLITE3
     writer = Writer(bag, version=9, storage_plugin=plugin)

@@ -16,7 +16,8 @@ public struct ROSImage: Sendable {
     public var step: Int
     public var data: [UInt8]
 
-    public init(_ message: BagMessage) throws(WaymarkError) {
+    /// `readingData` false leaves `data` empty: the image's description alone, without a copy of its pixels.
+    public init(_ message: BagMessage, readingData: Bool = true) throws(WaymarkError) {
         var cdr = try CDRReader(message)
         (stamp, frame) = try cdr.header()
         height = Int(try cdr.read(UInt32.self))
@@ -24,7 +25,7 @@ public struct ROSImage: Sendable {
         encoding = try cdr.string()
         isBigEndian = try cdr.read(UInt8.self) != 0
         step = Int(try cdr.read(UInt32.self))
-        data = try cdr.byteSequence()
+        data = readingData ? try cdr.byteSequence() : []
     }
 }
 

@@ -29,9 +29,14 @@ public struct AccelerometerLog: Sendable {
             try TimestampAssociation.check(values[0], at: "\(path), line \(number + 1)")
             samples.append((values[0], SIMD3(values[1], values[2], -values[3])))
         }
-        samples.sort { $0.0 < $1.0 }
-        timestamps = samples.map(\.0)
-        gravity = samples.map(\.1)
+        self.init(samples: samples)
+    }
+
+    /// Samples of gravity in the camera's coordinates (any length), at their times in seconds.
+    public init(samples: [(timestamp: Double, gravity: SIMD3<Double>)]) {
+        let sorted = samples.sorted { $0.timestamp < $1.timestamp }
+        timestamps = sorted.map(\.timestamp)
+        gravity = sorted.map(\.gravity)
     }
 
     /// The direction of gravity in the camera's coordinates at `time` (unit length): the mean

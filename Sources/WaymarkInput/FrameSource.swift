@@ -78,6 +78,22 @@ public enum RecordedPoseOrigin: String, Sendable {
     case file
     /// The recording's own ground truth (groundtruth.txt).
     case groundtruth
+    /// A topic of a ROS 2 bag (PoseStamped, or tf's transforms of the camera's frame).
+    case topic
+}
+
+/// Which topics of a ROS 2 bag make its frames; nil for the one topic of that kind the bag
+/// holds (and none where it holds none, but for colour).
+public struct BagTopicChoice: Sendable, Equatable {
+    public var color: String?
+    public var depth: String?
+    public var cameraInfo: String?
+    public var imu: String?
+    public var pose: String?
+
+    public init(color: String? = nil, depth: String? = nil, cameraInfo: String? = nil, imu: String? = nil, pose: String? = nil) {
+        (self.color, self.depth, self.cameraInfo, self.imu, self.pose) = (color, depth, cameraInfo, imu, pose)
+    }
 }
 
 /// How to open a source. Each option applies where the input has no say of its own.
@@ -102,6 +118,8 @@ public struct FrameSourceOptions: Sendable {
     public var associationTolerance = TimestampAssociation.defaultTolerance
     /// The largest frame accepted, checked before a frame is decoded.
     public var limits = InputLimits.standard
+    /// ROS 2 bags: the topics to read.
+    public var bagTopics = BagTopicChoice()
 
     public init() {}
 
@@ -117,7 +135,7 @@ public struct FrameSourceOptions: Sendable {
 public enum FrameSources {
     /// The kinds of input a path can be, asked in this order (the video last: it takes any file).
     public static var kinds: [any FileFrameSource.Type] {
-        [RGBDRecordingSource.self, ColorSequenceSource.self, ImageFolderSource.self, VideoFileSource.self]
+        [ROSBagSource.self, RGBDRecordingSource.self, ColorSequenceSource.self, ImageFolderSource.self, VideoFileSource.self]
     }
 
     /// The source for `path`: the first kind that accepts it.

@@ -39,6 +39,19 @@ public final class Image {
         try limits.checkPixels(width: width, height: height, of: path)
     }
 
+    /// Decodes an image file's bytes held in memory (a recording's JPEG or PNG frame), as
+    /// `init(contentsOf:gray:limits:)` decodes a file; `name` says which in messages.
+    public convenience init(encoded bytes: [UInt8], named name: String, gray: Bool, limits: InputLimits = .standard)
+        throws(WaymarkError)
+    {
+        var out: OpaquePointer?
+        try decodeImageBytes(bytes, named: name, limits: limits) { buffer, error in
+            cs_image_decode(buffer.baseAddress, buffer.count, name, gray ? 1 : 3, &out, error)
+        }
+        self.init(owning: out!)
+        try limits.checkPixels(width: width, height: height, of: name)
+    }
+
     /// Copies `pixels`, rows packed (`width * channels` bytes each).
     public convenience init(width: Int, height: Int, channels: Int, pixels: [UInt8]) {
         precondition(pixels.count == width * height * channels, "pixel count does not match the size")

@@ -167,7 +167,14 @@ enum ImageHeader {
 func decodeImageFile(_ path: String, limits: InputLimits,
                      _ decode: (UnsafeBufferPointer<UInt8>, UnsafeMutablePointer<cs_error>) -> cs_status) throws(WaymarkError)
 {
-    let bytes = try readFileBytes(path)
+    try decodeImageBytes(try readFileBytes(path), named: path, limits: limits, decode)
+}
+
+/// The same for an image file's bytes already in memory (a recording's compressed frame);
+/// `path` names them in messages.
+func decodeImageBytes(_ bytes: [UInt8], named path: String, limits: InputLimits,
+                      _ decode: (UnsafeBufferPointer<UInt8>, UnsafeMutablePointer<cs_error>) -> cs_status) throws(WaymarkError)
+{
     guard !bytes.isEmpty else { throw WaymarkError(.badData, "\(path) is empty, not an image") }
     guard let format = ImageHeader.format(of: bytes) else {
         throw WaymarkError(.badData, "\(path) is not an image in a format Waymark reads ("
@@ -175,4 +182,12 @@ func decodeImageFile(_ path: String, limits: InputLimits,
     }
     if let size = ImageHeader.size(of: bytes, in: format) { try limits.checkPixels(width: size.width, height: size.height, of: path) }
     try bytes.withUnsafeBufferPointer { buffer throws(WaymarkError) in try check { decode(buffer, $0) } }
+}
+
+extension Image {
+    /// The size an image file's bytes declare in their header, without decoding them; nil when
+    /// the format is not one Waymark reads or the header is cut short.
+    public static func declaredSize(ofEncoded bytes: [UInt8]) -> (width: Int, height: Int)? {
+        ImageHeader.format(of: bytes).flatMap { ImageHeader.size(of: bytes, in: $0) }
+    }
 }

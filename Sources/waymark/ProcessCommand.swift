@@ -17,7 +17,9 @@ enum ProcessCommand: Command {
                                [--interrupt START:COUNT]... [--place NAME:FRAME:X,Y]... [--save-map FILE]
                                [--load-map FILE]
                                [--relocalization-timeout SECONDS] [--loop-closure] [--output FILE] [--quiet]
-               (both) [--goal GOAL] [--language en|zh-Hans|zh-Hant]
+               waymark process BAG [--color-topic T] [--depth-topic T] [--camera-info-topic T] [--imu-topic T]
+                               [--pose-topic T] and SEQUENCE's options
+               (all) [--goal GOAL] [--language en|zh-Hans|zh-Hant]
 
         Follows the active reference images through VIDEO (a video file, a FOLDER of images
         taken as frames in name order, --fps apart, or a TUM folder with rgb.txt and no depth,
@@ -38,7 +40,14 @@ enum ProcessCommand: Command {
 
         SEQUENCE is an RGB-D recording: a TUM RGB-D folder (rgb.txt, depth.txt, optional
         groundtruth.txt) or a plain folder (depth/ and rgb/ or color/ with matching names; see the
-        README). Each frame record then has "planes" (this frame's, in camera coordinates, each
+        README), or a ROS 2 BAG (a folder with metadata.yaml and its .mcap or .db3 files, or
+        one such file): its colour images (Image rgb8, bgr8, mono8, or CompressedImage JPEG/PNG)
+        paired with its depth images (16UC1 in millimetres unless --depth-scale says otherwise,
+        or 32FC1 in metres) by header stamp as a TUM folder's are, its CameraInfo's intrinsics,
+        gravity from its Imu (turned into the camera's frame by tf_static), and recorded poses
+        from a PoseStamped topic or tf's transforms of the camera's frame; each kind's topic is
+        the one the bag holds, else the --*-topic option names it (`waymark bag info BAG` lists
+        them). A BAG whose recording was cut off gives the frames written. Each frame record then has "planes" (this frame's, in camera coordinates, each
         with the "anchor" it joined) and "planeEvents" (added, updated, merged, removed world
         anchors) in the world of groundtruth.txt's poses, or, without it, of the engine's own
         RGB-D odometry (world = the first camera); the summary lists the final anchors.
@@ -109,13 +118,15 @@ enum ProcessCommand: Command {
                               default)
           --language LANG     coaching messages in en (default), zh-Hans or zh-Hant
         \(Arguments.limitHelp)
+          --color-topic T, --depth-topic T, --camera-info-topic T, --imu-topic T, --pose-topic T
+                              BAG: the topic of each kind to read, where the bag has several
           --quiet             no progress and no warnings
           --help              this text
         """
     static let valueOptions: Set<String> = [
         "--max-megapixels", "--references", "--group", "--output", "--annotate", "--intrinsics", "--calibration", "--fov", "--depth-scale", "--gravity", "--fps",
         "--trajectory", "--interrupt", "--relocalization-timeout", "--save-map", "--load-map", "--place", "--language",
-        "--goal", "--report", "--scale-from",
+        "--goal", "--report", "--scale-from", "--color-topic", "--depth-topic", "--camera-info-topic", "--imu-topic", "--pose-topic",
     ]
     static let flagOptions: Set<String> = ["--auto-select", "--quiet", "--help", "--loop-closure", "--surfaces"]
     /// Options that only an input with depth can use.

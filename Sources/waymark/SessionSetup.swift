@@ -15,7 +15,14 @@ enum SessionSetup {
         options.posesFile = posesFile
         options.decodesColor = decodesColor
         options.limits = try arguments.limits()
+        options.bagTopics = BagTopicChoice(
+            color: try arguments.value("--color-topic"), depth: try arguments.value("--depth-topic"),
+            cameraInfo: try arguments.value("--camera-info-topic"), imu: try arguments.value("--imu-topic"),
+            pose: try arguments.value("--pose-topic"))
         let source = try FrameSources.open(input, options: options)
+        if options.bagTopics != BagTopicChoice(), !(source is ROSBagSource) {
+            throw WaymarkError(.usage, "--color-topic, --depth-topic, --camera-info-topic, --imu-topic and --pose-topic are for ROS 2 bags; \(input) is not one")
+        }
         if source.info.hasDepth, source.info.intrinsics == nil {
             throw WaymarkError(.usage, "\(input) has no intrinsics.txt: --intrinsics fx,fy,cx,cy is needed to turn depth into points")
         }

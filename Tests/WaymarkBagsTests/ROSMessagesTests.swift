@@ -53,6 +53,9 @@ import WaymarkCore
                 #expect(all.count == 1 && all[0].parent == "world" && all[0].child == "camera")
                 transforms += all.map { [$0.translation.x, $0.translation.y, $0.translation.z,
                                          $0.rotation.x, $0.rotation.y, $0.rotation.z, $0.rotation.w] }
+            case "/tf_static":
+                let half = try ROSTransform.transforms(in: message)
+                #expect(half.count == 1 && half[0].parent == "camera" && half[0].child == "imu" && half[0].rotation == SIMD4(0, 0, 1, 0))
             default:
                 Issue.record("unexpected topic \(message.topic)")
             }
