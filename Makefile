@@ -116,7 +116,7 @@ fuzz: build
 	@[ -d $(FUZZ_BUILD)/seeds ] || /usr/bin/python3 Datasets/fuzz-seeds.py $(DATASETS) $(FUZZ_BUILD)/seeds .build/release/waymark
 	Tests/Fuzz/fuzz.sh $(FUZZ_SECONDS)
 
-bench-setup: setup
+bench-setup: setup bag-setup
 	@dpkg -s $(BENCH_PACKAGES) >/dev/null 2>&1 || \
 	  ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(BENCH_PACKAGES) >/dev/null)
 	@[ -x $(BENCH_PYTHON)/bin/python ] || /usr/bin/python3 -m venv --system-site-packages $(BENCH_PYTHON)
@@ -135,9 +135,10 @@ bench: bench-setup
 	.build/release/waymark-bench session --json $(OUT)/session-figures.json
 	.build/release/waymark-bench tracking --json $(OUT)/tracking-figures.json
 	.build/release/waymark-bench light --json $(OUT)/light-figures.json
+	.build/release/waymark-bench bags --json $(OUT)/bags-figures.json
 	.build/release/waymark-bench check $(OUT)/detection-figures.json $(OUT)/planes-figures.json \
 		$(OUT)/relocalization-figures.json $(OUT)/session-figures.json $(OUT)/tracking-figures.json \
-		$(OUT)/light-figures.json
+		$(OUT)/light-figures.json $(OUT)/bags-figures.json
 
 # waymark-batch against a shell loop over the same 20 inputs, and a loopback cluster's start-up and
 # idle memory (Benchmarks/batch/throughput.py), with the release binaries.

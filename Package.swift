@@ -49,7 +49,7 @@ let package = Package(
             name: "Waymark",
             dependencies: [
                 "WaymarkCore", "WaymarkVision", "WaymarkImages", "WaymarkPlanes", "WaymarkRelocalization", "WaymarkGuidance",
-                "WaymarkInput",
+                "WaymarkInput", "WaymarkBags",
             ],
             swiftSettings: strict),
         // The built-in sample (`waymark demo`): a synthetic RGB-D walk-through with exact truth.

@@ -5,3 +5,4 @@
 @_exported import WaymarkRelocalization
 @_exported import WaymarkGuidance
 @_exported import WaymarkInput
+@_exported import WaymarkBags

@@ -50,11 +50,19 @@ public struct BagTopic: Sendable, Equatable {
     }
 }
 
+/// Which messages a read copies whole; the others come with their first `BagMessage.headBytes`
+/// bytes only (enough for an image's header and description, not its pixels).
+public typealias BagMessageFilter = @Sendable (_ topic: String, _ type: String) -> Bool
+
+extension BagMessage {
+    public static let headBytes = 65_536
+}
+
 /// Reads one storage file's messages in the order they were stored.
 protocol BagStorageReader: AnyObject {
     /// The next message, or nil at the end of what could be read; `truncation` then says why
-    /// the rest could not be.
-    func next() throws(WaymarkError) -> BagMessage?
+    /// the rest could not be. Messages `whole` refuses carry only their head.
+    func next(whole: BagMessageFilter) throws(WaymarkError) -> BagMessage?
     /// Why reading stopped before the storage's own end (a recording cut off); nil otherwise.
     var truncation: String? { get }
     /// The topics the storage declares (so far, for one read as it goes), without counts.

@@ -59,6 +59,15 @@ struct CDRReader {
         return String(decoding: bytes[offset..<(offset + max(length - 1, 0))], as: UTF8.self)
     }
 
+    /// A uint8[] field's first bytes, as many as the message holds (all of them, unless the
+    /// message was read head only).
+    mutating func byteSequenceHead() throws(WaymarkError) -> [UInt8] {
+        let length = Int(try read(UInt32.self))
+        let kept = min(length, bytes.count - offset)
+        defer { offset += kept }
+        return Array(bytes[offset..<(offset + kept)])
+    }
+
     /// A uint8[] field, copied out.
     mutating func byteSequence() throws(WaymarkError) -> [UInt8] {
         let length = try count()

@@ -43,18 +43,18 @@ final class MCAPReader: BagStorageReader {
         offset = Self.magic.count
     }
 
-    func next() throws(WaymarkError) -> BagMessage? {
+    func next(whole: BagMessageFilter) throws(WaymarkError) -> BagMessage? {
         while !ended {
             // Result carries the typed error out of withUnsafeBytes, which rethrows untyped.
             if chunkOffset < chunk.count {
                 let record = chunk.withUnsafeBytes { bytes in
-                    Result { () throws(WaymarkError) in try readRecord(in: bytes, at: &chunkOffset, inChunk: true) }
+                    Result { () throws(WaymarkError) in try readRecord(in: bytes, at: &chunkOffset, inChunk: true, whole: whole) }
                 }
                 if let message = try record.get() { return message }
                 continue
             }
             let record = file.withUnsafeBytes { bytes in
-                Result { () throws(WaymarkError) in try readRecord(in: bytes, at: &offset, inChunk: false) }
+                Result { () throws(WaymarkError) in try readRecord(in: bytes, at: &offset, inChunk: false, whole: whole) }
             }
             if let message = try record.get() { return message }
         }
@@ -62,7 +62,7 @@ final class MCAPReader: BagStorageReader {
     }
 
     /// The record at `at` (advancing past it): a message, or nil after taking in anything else.
-    private func readRecord(in bytes: UnsafeRawBufferPointer, at position: inout Int, inChunk: Bool)
+    private func readRecord(in bytes: UnsafeRawBufferPointer, at position: inout Int, inChunk: Bool, whole: BagMessageFilter)
         throws(WaymarkError) -> BagMessage?
     {
         let start = position
@@ -102,8 +102,8 @@ final class MCAPReader: BagStorageReader {
             guard let (topic, type) = channels[channel] else {
                 throw WaymarkError(.badData, "\(name): a message on channel \(channel), which came before in no record")
             }
-            return BagMessage(topic: topic, type: type, logTime: Int64(truncatingIfNeeded: logTime),
-                              data: Array(try fields.slice(fields.remaining)))
+            let kept = whole(topic, type) ? fields.remaining : min(fields.remaining, BagMessage.headBytes)
+            return BagMessage(topic: topic, type: type, logTime: Int64(truncatingIfNeeded: logTime), data: Array(try fields.slice(kept)))
         case .chunk:
             guard !inChunk else { throw WaymarkError(.badData, "\(name): a chunk inside a chunk") }
             try decompressChunk(&fields, at: start)

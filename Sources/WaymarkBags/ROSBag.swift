@@ -36,15 +36,16 @@ public final class ROSBag {
     /// The topics the bag's storage declares (those of the files opened so far, when reading).
     public var topics: [BagTopic] { declared + (reader?.topics ?? []).filter { topic in !declared.contains { $0.name == topic.name } } }
 
-    /// The next message, or nil when every file is read (or one was cut off).
-    public func next() throws(WaymarkError) -> BagMessage? {
+    /// The next message, or nil when every file is read (or one was cut off). Messages `whole`
+    /// refuses carry only their first `BagMessage.headBytes` bytes.
+    public func next(whole: BagMessageFilter = { _, _ in true }) throws(WaymarkError) -> BagMessage? {
         while truncation == nil {
             if reader == nil {
                 guard fileIndex < files.count else { return nil }
                 reader = try open(files[fileIndex])
                 fileIndex += 1
             }
-            if let message = try reader!.next() { return message }
+            if let message = try reader!.next(whole: whole) { return message }
             truncation = reader!.truncation
             declared += reader!.topics.filter { topic in !declared.contains { $0.name == topic.name } }
             reader = nil
@@ -56,7 +57,7 @@ public final class ROSBag {
     public static func summary(of path: String) throws(WaymarkError) -> (bag: ROSBag, topics: [BagTopic]) {
         let bag = try ROSBag(path: path)
         var counted: [String: BagTopic] = [:]
-        while let message = try bag.next() {
+        while let message = try bag.next(whole: { _, _ in false }) {
             if counted[message.topic] == nil {
                 counted[message.topic] = bag.topics.first { $0.name == message.topic }
                     ?? BagTopic(name: message.topic, type: message.type, serializationFormat: "cdr")

@@ -37,11 +37,12 @@ public struct ROSCompressedImage: Sendable {
     public var format: String
     public var data: [UInt8]
 
-    public init(_ message: BagMessage) throws(WaymarkError) {
+    /// `head` takes what there is of `data` (a message read head only: the file's first bytes).
+    public init(_ message: BagMessage, head: Bool = false) throws(WaymarkError) {
         var cdr = try CDRReader(message)
         (stamp, frame) = try cdr.header()
         format = try cdr.string()
-        data = try cdr.byteSequence()
+        data = head ? try cdr.byteSequenceHead() : try cdr.byteSequence()
     }
 }
 

@@ -44,7 +44,7 @@ final class SQLiteBagReader: BagStorageReader {
         sqlite3_close(database)
     }
 
-    func next() throws(WaymarkError) -> BagMessage? {
+    func next(whole: BagMessageFilter) throws(WaymarkError) -> BagMessage? {
         guard let statement, truncation == nil else { return nil }
         do {
             guard try step(statement) else { return nil }
@@ -57,7 +57,8 @@ final class SQLiteBagReader: BagStorageReader {
         guard let topic = topicOfID[id] else {
             throw WaymarkError(.badData, "\(name): a message names topic \(id), which its topics table does not hold")
         }
-        let count = Int(sqlite3_column_bytes(statement, 2))
+        let size = Int(sqlite3_column_bytes(statement, 2))
+        let count = whole(topic.name, topic.type) ? size : min(size, BagMessage.headBytes)
         let data = count > 0 ? [UInt8](UnsafeRawBufferPointer(start: sqlite3_column_blob(statement, 2), count: count)) : []
         return BagMessage(topic: topic.name, type: topic.type, logTime: sqlite3_column_int64(statement, 1), data: data)
     }

@@ -20,20 +20,22 @@ struct BagIndex {
     var transforms: [String: [ROSTransform]] = [:]
     var truncation: String?
 
+    static let imageTypes: Set<String> = ["sensor_msgs/msg/Image", "sensor_msgs/msg/CompressedImage"]
     static let colorEncodings: Set<String> = ["rgb8", "bgr8", "mono8", "8UC1"]
     static let depthEncodings: Set<String> = ["16UC1", "mono16", "32FC1"]
 
     init(path: String) throws(WaymarkError) {
         self.path = path
         let bag = try ROSBag(path: path)
-        while let message = try bag.next() {
+        // Images' heads only: their stamps, sizes and encodings, not their pixels.
+        while let message = try bag.next(whole: { _, type in !Self.imageTypes.contains(type) }) {
             switch message.type {
             case "sensor_msgs/msg/Image":
                 let image = try ROSImage(message, readingData: false)
                 noteImage(message.topic, stamp: image.stamp, frame: image.frame, size: (image.width, image.height),
                           encoding: image.encoding)
             case "sensor_msgs/msg/CompressedImage":
-                let image = try ROSCompressedImage(message)
+                let image = try ROSCompressedImage(message, head: true)
                 compressedTopics.insert(message.topic)
                 var size = (width: 0, height: 0)
                 if imageSizes[message.topic] == nil, let header = Image.declaredSize(ofEncoded: image.data) { size = header }

@@ -138,7 +138,8 @@ public final class ROSBagSource: FileFrameSource {
         guard index < frames.count else { return nil }
         let wanted = frames[index]
         while (wanted.color.map { pendingColor[$0] == nil } ?? false) || (wanted.depth.map { pendingDepth[$0] == nil } ?? false) {
-            guard let message = try bag.next() else {
+            let topics = self.topics
+            guard let message = try bag.next(whole: { topic, _ in topic == topics.color || topic == topics.depth }) else {
                 // The second read ended sooner than the first (the file changed meanwhile).
                 throw WaymarkError(.badData, "\(info.path) ended before frame \(index)'s images; was it changed while being read?")
             }
@@ -162,7 +163,7 @@ public final class ROSBagSource: FileFrameSource {
                 if let depth = frame.depth, image.width != depth.width || image.height != depth.height {
                     throw WaymarkError(.badData, "\(topics.color) at \(wanted.timestamp) s is \(image.width)×\(image.height) but its depth is \(depth.width)×\(depth.height)")
                 }
-                if decodesColor { frame.color = image } else { frame.gray = image.channels == 1 ? image : image.gray() }
+                if decodesColor && image.channels == 3 { frame.color = image } else { frame.gray = image }
             }
             return frame
         } catch {
@@ -178,66 +179,42 @@ public final class ROSBagSource: FileFrameSource {
         }
         let image = try ROSImage(message)
         try limits.checkPixels(width: image.width, height: image.height, of: name)
-        let channels: Int
+        let layout: Image.RawLayout
         switch image.encoding {
-        case "rgb8", "bgr8": channels = 3
-        case "mono8", "8UC1": channels = 1
+        case "rgb8": layout = .rgb
+        case "bgr8": layout = .bgr
+        case "mono8", "8UC1": layout = .gray
         default:
             throw WaymarkError(.badData, "\(name) is encoded as \(image.encoding); Waymark reads rgb8, bgr8 and mono8 colour images")
         }
-        let rowBytes = image.width * channels
-        guard image.step >= rowBytes, image.data.count >= image.step * image.height else {
-            throw WaymarkError(.badData, "\(name) holds \(image.data.count) bytes, too few for \(image.height) rows of \(image.step)")
+        try Self.checkRows(of: image, bytesPerPixel: layout.channels, name: name)
+        let picture = Image(width: image.width, height: image.height, layout: layout, rows: image.data, step: image.step)
+        return decodesColor || layout == .gray ? picture : picture.gray()
+    }
+
+    /// Refuses an image whose bytes are fewer than its rows need.
+    private static func checkRows(of image: ROSImage, bytesPerPixel: Int, name: String) throws(WaymarkError) {
+        let row = image.width * bytesPerPixel
+        guard image.width > 0, image.height > 0, image.step >= row, image.data.count >= image.step * (image.height - 1) + row else {
+            throw WaymarkError(.badData, "\(name): \(image.width)×\(image.height) pixels in rows of \(image.step) bytes do not fit its "
+                               + "\(image.data.count) bytes")
         }
-        var pixels = [UInt8](repeating: 0, count: rowBytes * image.height)
-        for row in 0..<image.height {
-            let from = row * image.step, to = row * rowBytes
-            if image.encoding == "rgb8" {
-                for x in 0..<image.width {
-                    pixels[to + 3 * x] = image.data[from + 3 * x + 2]
-                    pixels[to + 3 * x + 1] = image.data[from + 3 * x + 1]
-                    pixels[to + 3 * x + 2] = image.data[from + 3 * x]
-                }
-            } else {
-                pixels.replaceSubrange(to..<(to + rowBytes), with: image.data[from..<(from + rowBytes)])
-            }
-        }
-        return Image(width: image.width, height: image.height, channels: channels, pixels: pixels)
     }
 
     private func depthImage(_ message: BagMessage) throws(WaymarkError) -> DepthImage {
         let image = try ROSImage(message)
         let name = "\(message.topic) at \(Self.seconds(message.logTime)) s"
         try limits.checkPixels(width: image.width, height: image.height, of: name)
-        let size: Int
+        let format: DepthImage.RawFormat
         switch image.encoding {
-        case "16UC1", "mono16": size = 2
-        case "32FC1": size = 4
+        case "16UC1", "mono16": format = .uint16
+        case "32FC1": format = .float32
         default:
             throw WaymarkError(.badData, "\(name) is encoded as \(image.encoding); Waymark reads 16UC1 and 32FC1 depth")
         }
-        guard image.step >= image.width * size, image.data.count >= image.step * image.height else {
-            throw WaymarkError(.badData, "\(name) holds \(image.data.count) bytes, too few for \(image.height) rows of \(image.step)")
-        }
-        let unit = Float(info.depthScale ?? 1)
-        var metres = [Float](repeating: 0, count: image.width * image.height)
-        image.data.withUnsafeBytes { bytes in
-            for row in 0..<image.height {
-                for x in 0..<image.width {
-                    let at = row * image.step + x * size
-                    let value: Float
-                    if size == 2 {
-                        let raw = bytes.loadUnaligned(fromByteOffset: at, as: UInt16.self)
-                        value = Float(image.isBigEndian ? UInt16(bigEndian: raw) : UInt16(littleEndian: raw))
-                    } else {
-                        let raw = bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self)
-                        value = Float(bitPattern: image.isBigEndian ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw))
-                    }
-                    metres[row * image.width + x] = value * unit
-                }
-            }
-        }
-        return DepthImage(width: image.width, height: image.height, metres: metres)
+        try Self.checkRows(of: image, bytesPerPixel: format.bytes, name: name)
+        return DepthImage(width: image.width, height: image.height, format: format, bigEndian: image.isBigEndian, rows: image.data,
+                          step: image.step, scale: info.depthScale ?? 1)
     }
 
     /// A stamp in seconds: the double nearest the stamp's decimal value, as a TUM list's text

@@ -114,3 +114,53 @@ public struct ReferenceCheckRecord: Codable, Sendable {
         (self.problems, self.reasons, self.lookalike) = (problems, reasons, lookalike)
     }
 }
+
+/// `waymark bag info`: one record per topic, then one for the bag.
+public struct BagTopicRecord: Codable, Sendable {
+    public var schema = RecordSchema.bagInfo
+    public var type = "topic"
+    public var topic: String
+    /// The ROS message type: `sensor_msgs/msg/Image`.
+    public var messageType: String
+    public var serializationFormat: String
+    public var messages: Int
+    /// Messages a second between the first and the last; absent for fewer than two.
+    public var rate: Double?
+    /// The first and last messages' log times, seconds since the epoch.
+    public var firstTime: Double?
+    public var lastTime: Double?
+
+    public init(_ topic: BagTopic) {
+        self.topic = topic.name
+        messageType = topic.type
+        serializationFormat = topic.serializationFormat
+        messages = topic.messageCount
+        rate = topic.rate
+        firstTime = topic.firstLogTime.map { Double($0) / 1e9 }
+        lastTime = topic.lastLogTime.map { Double($0) / 1e9 }
+    }
+}
+
+public struct BagSummaryRecord: Codable, Sendable {
+    public var schema = RecordSchema.bagInfo
+    public var type = "bag"
+    public var path: String
+    /// `mcap` or `sqlite3`.
+    public var storage: String
+    public var files: [String]
+    public var messages: Int
+    /// From the first message's log time to the last's, seconds.
+    public var duration: Double
+    /// Where and why reading stopped before the storage's end; absent for a whole bag.
+    public var truncation: String?
+
+    public init(bag: ROSBag, topics: [BagTopic]) {
+        path = bag.path
+        storage = bag.storage.rawValue
+        files = bag.files
+        messages = topics.reduce(0) { $0 + $1.messageCount }
+        let first = topics.compactMap(\.firstLogTime).min(), last = topics.compactMap(\.lastLogTime).max()
+        duration = first.flatMap { first in last.map { Double($0 - first) / 1e9 } } ?? 0
+        truncation = bag.truncation
+    }
+}

@@ -10,6 +10,7 @@ public enum RecordSchema {
     public static let relocalize = "waymark.relocalize/1"
     public static let planes = "waymark.planes/1"
     public static let referencesCheck = "waymark.references-check/1"
+    public static let bagInfo = "waymark.bag-info/1"
 }
 
 /// JSON Lines: one record per line, keys sorted so a record reads the same every run, fields

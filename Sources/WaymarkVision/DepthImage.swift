@@ -14,6 +14,42 @@ public struct DepthImage: Sendable {
         self.metres = metres.map(Self.cleaned)
     }
 
+    /// How a raw depth frame stores a pixel.
+    public enum RawFormat: Sendable {
+        case uint16, float32
+        public var bytes: Int { self == .uint16 ? 2 : 4 }
+    }
+
+    /// Converts a raw depth frame: `height` rows of `width` values in `format` (big- or
+    /// little-endian), `step` bytes apart in `rows`, times `scale` metres per unit, in one pass.
+    /// The caller checks the sizes against the bytes.
+    public init(width: Int, height: Int, format: RawFormat, bigEndian: Bool, rows: [UInt8], step: Int, scale: Double) {
+        precondition(width > 0 && height > 0 && step >= width * format.bytes && rows.count >= step * (height - 1) + width * format.bytes,
+                     "raw rows do not match the size")
+        let unit = Float(scale)
+        self.width = width
+        self.height = height
+        metres = [Float](unsafeUninitializedCapacity: width * height) { out, count in
+            rows.withUnsafeBytes { bytes in
+                for row in 0..<height {
+                    let line = row * step, first = row * width
+                    for x in 0..<width {
+                        let value: Float
+                        if format == .uint16 {
+                            let raw = bytes.loadUnaligned(fromByteOffset: line + 2 * x, as: UInt16.self)
+                            value = Float(bigEndian ? UInt16(bigEndian: raw) : UInt16(littleEndian: raw))
+                        } else {
+                            let raw = bytes.loadUnaligned(fromByteOffset: line + 4 * x, as: UInt32.self)
+                            value = Float(bitPattern: bigEndian ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw))
+                        }
+                        out[first + x] = Self.cleaned(value * unit)
+                    }
+                }
+            }
+            count = width * height
+        }
+    }
+
     /// Metres per stored unit when none is given: millimetres for 16-bit images, metres for float.
     public static let defaultScaleFor16Bit = 0.001
 

@@ -65,6 +65,27 @@ public final class Image {
         self.init(owning: out!)
     }
 
+    /// How a raw frame's pixels are laid out (a camera driver's, a robot log's).
+    public enum RawLayout: Sendable {
+        case rgb, bgr, gray
+        public var channels: Int { self == .gray ? 1 : 3 }
+    }
+
+    /// Copies a raw frame: `height` rows of `width` pixels laid out as `layout`, `step` bytes
+    /// apart in `rows`; RGB becomes BGR. The caller checks the sizes against the bytes.
+    public convenience init(width: Int, height: Int, layout: RawLayout, rows: [UInt8], step: Int) {
+        precondition(width > 0 && height > 0 && step >= width * layout.channels && rows.count >= step * (height - 1) + width * layout.channels,
+                     "raw rows do not match the size")
+        var out: OpaquePointer?
+        rows.withUnsafeBufferPointer { buffer in
+            checkInvariant {
+                cs_image_create(Int32(width), Int32(height), Int32(layout.channels), buffer.baseAddress, step, &out, $0)
+            }
+        }
+        self.init(owning: out!)
+        if layout == .rgb { checkInvariant { cs_image_swap_red_blue(handle, $0) } }
+    }
+
     /// A new black image; used as a reusable output.
     public convenience init(width: Int, height: Int, channels: Int) {
         var out: OpaquePointer?

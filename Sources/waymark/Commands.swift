@@ -15,7 +15,7 @@ protocol Command: Sendable {
 
 let commands: [any Command.Type] = [
     DemoCommand.self, DetectCommand.self, ProcessCommand.self, PlanesCommand.self, ReferencesCheckCommand.self, MapBuildCommand.self,
-    RelocalizeCommand.self,
+    RelocalizeCommand.self, BagInfoCommand.self,
 ]
 
 let mainHelp = """
@@ -31,6 +31,8 @@ let mainHelp = """
       waymark references check MANIFEST|FOLDER
       waymark map build SEQUENCE --output MAP.waymap [--poses FILE] [--intrinsics fx,fy,cx,cy] [--depth-scale S]
       waymark relocalize --map MAP.waymap IMAGE [--depth D] [--intrinsics fx,fy,cx,cy] [--depth-scale S]
+      waymark process BAG [--color-topic T] [--depth-topic T] [...]   (a ROS 2 bag, MCAP or SQLite)
+      waymark bag info BAG
       waymark --version
 
     Run `waymark COMMAND --help` for a command's options.

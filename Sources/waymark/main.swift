@@ -22,6 +22,7 @@ func runMain(_ tokens: [String]) -> ExitCode {
         Console.error(first == "references"
             ? "references needs a subcommand: check; see `waymark references check --help`"
             : first == "map" ? "map needs a subcommand: build; see `waymark map build --help`"
+            : first == "bag" ? "bag needs a subcommand: info; see `waymark bag info --help`"
             : "unknown command '\(first)'; see waymark --help")
         return .usage
     }

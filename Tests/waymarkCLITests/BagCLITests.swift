@@ -83,4 +83,23 @@ import WaymarkRecords
                                    BagFixtures.intrinsics, "--imu-topic", "/imu", "--quiet"])
         #expect(notABag.status == 64 && notABag.stderr.contains("are for ROS 2 bags"), "\(notABag.stderr)")
     }
+
+    /// `bag info` counts each topic's messages and times them, in both storages.
+    @Test func bagInfoListsTheTopicsWithTheirCountsAndRates() throws {
+        let colour = try BagFixtures.stamps("rgb.txt"), accelerometer = try BagFixtures.stamps("accelerometer.txt")
+        for kind in ["mcap", "sqlite3"] {
+            let result = try CLI.run(["bag", "info", try #require(BagFixtures.bags[kind])])
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stdout.split(separator: "\n").map(String.init)
+            let topics = try lines.dropLast().map { try RecordCoding.records(BagTopicRecord.self, in: $0)[0] }
+            let bag = try RecordCoding.records(BagSummaryRecord.self, in: lines.last!)[0]
+            #expect(bag.storage == kind && bag.truncation == nil && bag.messages == topics.reduce(0) { $0 + $1.messages })
+            let image = try #require(topics.first { $0.topic == "/camera/color/image_raw" })
+            #expect(image.messageType == "sensor_msgs/msg/Image" && image.messages == colour.count)
+            let seconds = Double(colour.last! - colour.first!) / 1e9
+            #expect(abs(image.rate! - Double(colour.count - 1) / seconds) < 1e-9)
+            #expect(topics.first { $0.topic == "/imu" }?.messages == accelerometer.count)
+            #expect(topics.count == 8)
+        }
+    }
 }

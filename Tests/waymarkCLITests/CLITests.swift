@@ -57,7 +57,7 @@ struct CLI {
     }
 
     @Test(arguments: [["detect", "--help"], ["process", "--help"], ["planes", "--help"], ["references", "check", "--help"],
-                      ["map", "build", "--help"], ["relocalize", "--help"], ["demo", "--help"], ["--help"]])
+                      ["map", "build", "--help"], ["relocalize", "--help"], ["demo", "--help"], ["bag", "info", "--help"], ["--help"]])
     func helpIsAvailableEverywhere(_ arguments: [String]) throws {
         let result = try CLI.run(arguments)
         #expect(result.status == 0)

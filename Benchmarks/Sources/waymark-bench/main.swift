@@ -14,7 +14,8 @@ let usage = """
     odd-even, timing, unknown, strecha, drift, tum; the baselines run on Debian's python3-opencv); light (parts:
     shifts, exposure, cost, direction; the baselines run on Debian's python3-opencv); session (parts: coaching,
     speed, memory, light); tracking (parts: walkthrough, table-top, tum, loop, monocular; the baseline runs on Debian's
-    python3-opencv).
+    python3-opencv); bags (frames read from ROS 2 bags against PNG files; needs `make bag-setup`, whose
+    .build/bag-python runs its baseline).
     --no-baseline skips the Python
     baselines, for quick iteration only. Results print as Markdown on standard output, for Benchmarks/RESULTS.md;
     --json FILE also writes the suite's figures by name. check holds such runs against
@@ -41,8 +42,8 @@ func option(_ name: String, in arguments: [String] = arguments) -> String? {
 let figures = Figures()
 let jsonPath = option("--json")
 if let jsonPath {
-    guard ["detection", "light", "planes", "relocalization", "session", "tracking"].contains(arguments.first) else {
-        fail("--json goes with a suite: detection, light, planes, relocalization, session or tracking", 64)
+    guard ["bags", "detection", "light", "planes", "relocalization", "session", "tracking"].contains(arguments.first) else {
+        fail("--json goes with a suite: bags, detection, light, planes, relocalization, session or tracking", 64)
     }
     do { try FiguresOutput.checkWritable(jsonPath) } catch { fail("\(error)", 73) }
 }
@@ -135,6 +136,13 @@ case "light":
         parts: chosenParts(or: LightSuite.allParts), figures: figures)
     do { try suite.run() } catch { fail("\(error)", 70) }
     writeFigures(suite: "light")
+case "bags":
+    let script = SharedDatasets.repositoryRoot.appendingPathComponent("Benchmarks/baselines/bag_baseline.py").path
+    let suite = BagsSuite(
+        baseline: arguments.contains("--no-baseline") ? nil : Baseline(python: BagFixtures.python, script: script),
+        scratch: scratch, figures: figures)
+    do { try suite.run() } catch { fail("\(error)", 70) }
+    writeFigures(suite: "bags")
 case "tracking":
     guard SharedDatasets.root != nil else { fail(SharedDatasets.absentMessage, 66) }
     let script = SharedDatasets.repositoryRoot.appendingPathComponent("Benchmarks/baselines/tracking_baseline.py").path

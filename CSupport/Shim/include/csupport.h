@@ -71,6 +71,9 @@ cs_status cs_image_copy_pixels(const cs_image *image, uint8_t *out, size_t capac
 /* Writes by extension (.png, .jpg, ...) into `temporary` (a sibling of `path` with its extension),
    then renames it onto `path`: the file is replaced atomically. */
 cs_status cs_image_write(const cs_image *image, const char *path, const char *temporary, cs_error *error);
+/* Swaps a 3-channel image's first and third channels in place: RGB rows (a camera's, a robot
+   log's) become the BGR the rest of the shim reads. */
+cs_status cs_image_swap_red_blue(cs_image *image, cs_error *error);
 /* Converts to one channel; `out` is reused (reallocated only when its size changes). */
 cs_status cs_image_convert_to_gray(const cs_image *image, cs_image *out, cs_error *error);
 /* Resizes with area averaging (shrinking) or bilinear interpolation (growing). */

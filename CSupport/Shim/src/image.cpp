@@ -98,6 +98,14 @@ cs_status cs_image_write(const cs_image *image, const char *path, const char *te
     });
 }
 
+cs_status cs_image_swap_red_blue(cs_image *image, cs_error *error) {
+    return cs::guard(error, [&] {
+        require_image(image);
+        cs::require(image->mat.channels() == 3, "cs_image_swap_red_blue: the image has not 3 channels");
+        cv::cvtColor(image->mat, image->mat, cv::COLOR_RGB2BGR);
+    });
+}
+
 cs_status cs_image_convert_to_gray(const cs_image *image, cs_image *out, cs_error *error) {
     return cs::guard(error, [&] {
         require_image(image);
