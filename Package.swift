@@ -83,7 +83,7 @@ let package = Package(
             name: "WaymarkRelocalizationTests", dependencies: ["WaymarkRelocalization", "TestData", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "WaymarkGuidanceTests", dependencies: ["WaymarkGuidance"], swiftSettings: strict),
-        .testTarget(name: "WaymarkInputTests", dependencies: ["WaymarkInput", "TestData"], swiftSettings: strict),
+        .testTarget(name: "WaymarkInputTests", dependencies: ["WaymarkInput", "WaymarkBags", "TestData"], swiftSettings: strict),
         .testTarget(name: "WaymarkBagsTests", dependencies: ["WaymarkBags", "TestData"], swiftSettings: strict),
         .testTarget(name: "WaymarkTests", dependencies: ["Waymark", "TestData", "TestSupport"], swiftSettings: strict),
         .testTarget(

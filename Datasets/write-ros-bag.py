@@ -4,13 +4,16 @@ pure-Python rosbags package (pinned in Datasets/requirements-bags.txt; `make bag
 its virtual environment, which also sees Debian's python3-opencv).
 
     write-ros-bag.py SOURCE BAG [--storage mcap|sqlite3] [--chunks zstd|lz4|none]
-                     [--intrinsics fx,fy,cx,cy] [--truncate BYTES]
+                     [--intrinsics fx,fy,cx,cy] [--distortion k1,k2,p1,p2,k3] [--truncate BYTES]
+                     [--color-encoding rgb8|bgr8|mono8] [--depth-encoding 16UC1|32FC1|none]
 
 Topics, one message per line of the folder's lists, each stamped (header and log time) with
 its line's timestamp, read as a decimal string so that no nanosecond is lost:
-  /camera/color/image_raw             sensor_msgs/msg/Image, rgb8 (rgb.txt's PNGs, decoded)
+  /camera/color/image_raw             sensor_msgs/msg/Image, rgb8 (rgb.txt's PNGs, decoded; or bgr8, or
+                                      mono8 as OpenCV makes it gray)
   /camera/color/image_raw/compressed  sensor_msgs/msg/CompressedImage, the same PNG files' bytes
-  /camera/depth/image_raw             sensor_msgs/msg/Image, 16UC1 (depth.txt's PNGs, 5000 per metre)
+  /camera/depth/image_raw             sensor_msgs/msg/Image, 16UC1 (depth.txt's PNGs, 5000 per metre; or
+                                      32FC1 in metres; none leaves depth out)
   /camera/color/camera_info           sensor_msgs/msg/CameraInfo, once per colour frame
   /imu                                sensor_msgs/msg/Imu, linear acceleration (accelerometer.txt), frame "imu"
   /tf_static                          tf2_msgs/msg/TFMessage, once: camera -> imu, the Kinect accelerometer's
@@ -68,7 +71,8 @@ def read_intrinsics(folder, given):
     sys.exit('write-ros-bag: no intrinsics.txt in the folder; give --intrinsics fx,fy,cx,cy')
 
 
-def write(source, bag, storage, chunks, intrinsics):
+def write(source, bag, storage, chunks, intrinsics, distortion=(0, 0, 0, 0, 0), color_encoding='rgb8',
+          depth_encoding='16UC1'):
     store = get_typestore(Stores.ROS2_HUMBLE)
     T = store.types
     Time = T['builtin_interfaces/msg/Time']
@@ -83,25 +87,27 @@ def write(source, bag, storage, chunks, intrinsics):
     for stamp, (name,) in entries(source, 'rgb.txt'):
         file = source / name
         bgr = cv2.imread(str(file), cv2.IMREAD_COLOR)
-        rgb = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
-        h, w = rgb.shape[:2]
+        pixels = {'rgb8': lambda: cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB), 'bgr8': lambda: bgr,
+                  'mono8': lambda: cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)}[color_encoding]()
+        h, w = bgr.shape[:2]
         messages.append((nanoseconds(stamp), '/camera/color/image_raw', T['sensor_msgs/msg/Image'](
-            header=header(stamp, 'camera'), height=h, width=w, encoding='rgb8', is_bigendian=0, step=3 * w,
-            data=rgb.reshape(-1))))
+            header=header(stamp, 'camera'), height=h, width=w, encoding=color_encoding, is_bigendian=0,
+            step=pixels.strides[0], data=np.ascontiguousarray(pixels).reshape(-1))))
         messages.append((nanoseconds(stamp), '/camera/color/image_raw/compressed', T['sensor_msgs/msg/CompressedImage'](
             header=header(stamp, 'camera'), format='png', data=np.frombuffer(file.read_bytes(), dtype=np.uint8))))
         messages.append((nanoseconds(stamp), '/camera/color/camera_info', T['sensor_msgs/msg/CameraInfo'](
             header=header(stamp, 'camera'), height=h, width=w, distortion_model='plumb_bob',
-            d=np.zeros(5), k=np.array([fx, 0, cx, 0, fy, cy, 0, 0, 1.0]), r=np.eye(3).reshape(-1),
+            d=np.array(distortion, dtype=float), k=np.array([fx, 0, cx, 0, fy, cy, 0, 0, 1.0]), r=np.eye(3).reshape(-1),
             p=np.array([fx, 0, cx, 0, 0, fy, cy, 0, 0, 0, 1.0, 0]), binning_x=0, binning_y=0,
             roi=T['sensor_msgs/msg/RegionOfInterest'](x_offset=0, y_offset=0, height=0, width=0, do_rectify=False))))
-    for stamp, (name,) in entries(source, 'depth.txt'):
+    for stamp, (name,) in entries(source, 'depth.txt') if depth_encoding != 'none' else []:
         depth = cv2.imread(str(source / name), cv2.IMREAD_UNCHANGED)
         assert depth.dtype == np.uint16, f'{name} is not 16-bit'
         h, w = depth.shape
+        values = depth.astype('<u2') if depth_encoding == '16UC1' else (depth / 5000.0).astype('<f4')
         messages.append((nanoseconds(stamp), '/camera/depth/image_raw', T['sensor_msgs/msg/Image'](
-            header=header(stamp, 'camera'), height=h, width=w, encoding='16UC1', is_bigendian=0, step=2 * w,
-            data=depth.astype('<u2').view(np.uint8).reshape(-1))))
+            header=header(stamp, 'camera'), height=h, width=w, encoding=depth_encoding, is_bigendian=0,
+            step=values.strides[0], data=values.view(np.uint8).reshape(-1))))
     Vector3 = T['geometry_msgs/msg/Vector3']
     Quaternion = T['geometry_msgs/msg/Quaternion']
     unknown = np.zeros(9)
@@ -199,9 +205,13 @@ def main():
     parser.add_argument('--storage', choices=['mcap', 'sqlite3'], default='mcap')
     parser.add_argument('--chunks', choices=['zstd', 'lz4', 'none'], default='zstd')
     parser.add_argument('--intrinsics')
+    parser.add_argument('--distortion', default='0,0,0,0,0')
+    parser.add_argument('--color-encoding', choices=['rgb8', 'bgr8', 'mono8'], default='rgb8')
+    parser.add_argument('--depth-encoding', choices=['16UC1', '32FC1', 'none'], default='16UC1')
     parser.add_argument('--truncate', type=int)
     args = parser.parse_args()
-    write(args.source, args.bag, args.storage, args.chunks, read_intrinsics(args.source, args.intrinsics))
+    write(args.source, args.bag, args.storage, args.chunks, read_intrinsics(args.source, args.intrinsics),
+          [float(x) for x in args.distortion.split(',')], args.color_encoding, args.depth_encoding)
     if args.truncate is not None:
         storage_file = next(p for p in args.bag.iterdir() if p.suffix in ('.mcap', '.db3'))
         with storage_file.open('r+b') as f:

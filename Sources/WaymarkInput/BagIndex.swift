@@ -19,6 +19,8 @@ struct BagIndex {
     var poseStamped: [String: [ROSTransform]] = [:]
     var transforms: [String: [ROSTransform]] = [:]
     var truncation: String?
+    /// Every topic's message type, and an image topic's encoding, for what a choice refuses.
+    var topicTypes: [String: String] = [:]
 
     static let imageTypes: Set<String> = ["sensor_msgs/msg/Image", "sensor_msgs/msg/CompressedImage"]
     static let colorEncodings: Set<String> = ["rgb8", "bgr8", "mono8", "8UC1"]
@@ -29,6 +31,7 @@ struct BagIndex {
         let bag = try ROSBag(path: path)
         // Images' heads only: their stamps, sizes and encodings, not their pixels.
         while let message = try bag.next(whole: { _, type in !Self.imageTypes.contains(type) }) {
+            if topicTypes[message.topic] == nil { topicTypes[message.topic] = message.type }
             switch message.type {
             case "sensor_msgs/msg/Image":
                 let image = try ROSImage(message, readingData: false)
@@ -72,7 +75,10 @@ struct BagIndex {
     {
         if let named {
             guard candidates.contains(named) else {
-                throw WaymarkError(.usage, "\(path) has no \(kind) topic \(named)"
+                let holds = topicTypes[named].map { type in
+                    " (\(named) holds \(type)" + (imageEncodings[named].map { " in \($0)" } ?? "") + ", which is not a \(kind) Waymark decodes)"
+                } ?? ""
+                throw WaymarkError(.usage, "\(path) has no \(kind) topic \(named)" + holds
                                    + (candidates.isEmpty ? "" : "; its \(kind) topics: \(candidates.sorted().joined(separator: ", "))"))
             }
             return named

@@ -29,6 +29,8 @@ public final class ROSBagSource: FileFrameSource {
     let topics: (color: String, depth: String?)
     let frames: [FrameMessages]
     private let colorIsCompressed: Bool
+    /// Removes camera_info's lens distortion from the colour frames of a bag without depth.
+    private let undistorter: Undistorter?
     private let decodesColor: Bool
     private let limits: InputLimits
     private let bag: ROSBag
@@ -105,14 +107,29 @@ public final class ROSBagSource: FileFrameSource {
         if let log = try index.gravity(choice.imu, cameraFrame: colorFrame, notes: &notes) {
             for k in frames.indices { frames[k].gravity = log.gravity(at: frames[k].timestamp) }
         }
+        let size = index.imageSizes[depthTopic ?? colorTopic] ?? index.imageSizes[colorTopic] ?? (0, 0)
         var intrinsics = options.intrinsics
+        var undistorter: Undistorter?
         if intrinsics == nil, let cameraInfo = try index.cameraInfo(choice.cameraInfo, near: colorTopic) {
-            intrinsics = Intrinsics(fx: cameraInfo.k[0], fy: cameraInfo.k[4], cx: cameraInfo.k[2], cy: cameraInfo.k[5])
+            let k = Intrinsics(fx: cameraInfo.k[0], fy: cameraInfo.k[4], cx: cameraInfo.k[2], cy: cameraInfo.k[5])
+            intrinsics = k
             if cameraInfo.distortion.contains(where: { $0 != 0 }) {
-                notes.append("its camera_info has lens distortion (\(cameraInfo.distortionModel)), which is not removed")
+                // plumb_bob's k1 k2 p1 p2 k3 and rational_polynomial's eight are OpenCV's own order.
+                let models = ["plumb_bob": 5, "rational_polynomial": 8]
+                if depthTopic != nil {
+                    notes.append("its camera_info has lens distortion (\(cameraInfo.distortionModel)), which is not removed: "
+                                 + "the depth images are registered to the distorted colour images")
+                } else if models[cameraInfo.distortionModel] == cameraInfo.distortion.count,
+                          cameraInfo.width == size.width, cameraInfo.height == size.height {
+                    undistorter = Undistorter(CameraCalibration(intrinsics: k, distortion: cameraInfo.distortion,
+                                                                width: size.width, height: size.height))
+                } else {
+                    notes.append("its camera_info's lens distortion (\(cameraInfo.distortionModel), \(cameraInfo.distortion.count) "
+                                 + "values, \(cameraInfo.width)×\(cameraInfo.height)) is not one Waymark removes (plumb_bob, "
+                                 + "rational_polynomial, at the images' size); it is left in")
+                }
             }
         }
-        let size = index.imageSizes[depthTopic ?? colorTopic] ?? index.imageSizes[colorTopic] ?? (0, 0)
         let depthEncoding = depthTopic.flatMap { index.imageEncodings[$0] }
         let depthScale = depthTopic == nil ? nil : options.depthScale ?? (depthEncoding == "32FC1" ? 1 : DepthImage.defaultScaleFor16Bit)
 
@@ -124,6 +141,7 @@ public final class ROSBagSource: FileFrameSource {
         self.frames = frames
         topics = (colorTopic, depthTopic)
         colorIsCompressed = index.compressedTopics.contains(colorTopic)
+        self.undistorter = undistorter
         decodesColor = options.decodesColor
         limits = options.limits
         bag = try ROSBag(path: path)
@@ -159,7 +177,8 @@ public final class ROSBagSource: FileFrameSource {
                 frame.depth = try depthImage(message)
             }
             if let c = wanted.color, let message = pendingColor.removeValue(forKey: c) {
-                let image = try colorImage(message)
+                let decoded = try colorImage(message)
+                let image = undistorter.map { $0.undistort(decoded) } ?? decoded
                 if let depth = frame.depth, image.width != depth.width || image.height != depth.height {
                     throw WaymarkError(.badData, "\(topics.color) at \(wanted.timestamp) s is \(image.width)×\(image.height) but its depth is \(depth.width)×\(depth.height)")
                 }
