@@ -48,11 +48,14 @@ import WaymarkRecords
         let scratch = try Scratch()
         let walk = try Walkthrough(posterFolder: try #require(Walkthrough.debianPosterFolder), width: 192, height: 144,
                                    framesPerSecond: 2)
-        let folder = scratch.path("walk"), bag = scratch.path("walk-bag")
+        let folder = scratch.path("walk")
         try WalkthroughWriter.write(walk, to: URL(fileURLWithPath: folder))
-        try BagFixtures.write(bag, ["--storage", "mcap", "--chunks", "lz4"], from: folder)
-        try Self.expectSameRecords(bag: [bag, "--color-topic", "/camera/color/image_raw"], folder: [folder],
-                                   frames: walk.frames.count, in: scratch)
+        for storage in [["--storage", "mcap", "--chunks", "lz4"], ["--storage", "sqlite3"]] {
+            let bag = scratch.path("walk-\(storage.last!)")
+            try BagFixtures.write(bag, storage, from: folder)
+            try Self.expectSameRecords(bag: [bag, "--color-topic", "/camera/color/image_raw"], folder: [folder],
+                                       frames: walk.frames.count, in: scratch)
+        }
     }
 
     /// A recording cut off: the frames written are processed, the summary notes the cut.
