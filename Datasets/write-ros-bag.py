@@ -6,12 +6,14 @@ its virtual environment, which also sees Debian's python3-opencv).
     write-ros-bag.py SOURCE BAG [--storage mcap|sqlite3] [--chunks zstd|lz4|none]
                      [--intrinsics fx,fy,cx,cy] [--distortion k1,k2,p1,p2,k3] [--truncate BYTES]
                      [--color-encoding rgb8|bgr8|mono8] [--depth-encoding 16UC1|32FC1|none]
+                     [--compressed-format png|jpeg]
 
 Topics, one message per line of the folder's lists, each stamped (header and log time) with
 its line's timestamp, read as a decimal string so that no nanosecond is lost:
   /camera/color/image_raw             sensor_msgs/msg/Image, rgb8 (rgb.txt's PNGs, decoded; or bgr8, or
                                       mono8 as OpenCV makes it gray)
-  /camera/color/image_raw/compressed  sensor_msgs/msg/CompressedImage, the same PNG files' bytes
+  /camera/color/image_raw/compressed  sensor_msgs/msg/CompressedImage, the same PNG files' bytes (or
+                                      the images as JPEG, quality 95)
   /camera/depth/image_raw             sensor_msgs/msg/Image, 16UC1 (depth.txt's PNGs, 5000 per metre; or
                                       32FC1 in metres; none leaves depth out)
   /camera/color/camera_info           sensor_msgs/msg/CameraInfo, once per colour frame
@@ -72,7 +74,7 @@ def read_intrinsics(folder, given):
 
 
 def write(source, bag, storage, chunks, intrinsics, distortion=(0, 0, 0, 0, 0), color_encoding='rgb8',
-          depth_encoding='16UC1'):
+          depth_encoding='16UC1', compressed_format='png'):
     store = get_typestore(Stores.ROS2_HUMBLE)
     T = store.types
     Time = T['builtin_interfaces/msg/Time']
@@ -93,8 +95,10 @@ def write(source, bag, storage, chunks, intrinsics, distortion=(0, 0, 0, 0, 0), 
         messages.append((nanoseconds(stamp), '/camera/color/image_raw', T['sensor_msgs/msg/Image'](
             header=header(stamp, 'camera'), height=h, width=w, encoding=color_encoding, is_bigendian=0,
             step=pixels.strides[0], data=np.ascontiguousarray(pixels).reshape(-1))))
+        encoded = file.read_bytes() if compressed_format == 'png' else \
+            cv2.imencode('.jpg', bgr, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
         messages.append((nanoseconds(stamp), '/camera/color/image_raw/compressed', T['sensor_msgs/msg/CompressedImage'](
-            header=header(stamp, 'camera'), format='png', data=np.frombuffer(file.read_bytes(), dtype=np.uint8))))
+            header=header(stamp, 'camera'), format=compressed_format, data=np.frombuffer(encoded, dtype=np.uint8))))
         messages.append((nanoseconds(stamp), '/camera/color/camera_info', T['sensor_msgs/msg/CameraInfo'](
             header=header(stamp, 'camera'), height=h, width=w, distortion_model='plumb_bob',
             d=np.array(distortion, dtype=float), k=np.array([fx, 0, cx, 0, fy, cy, 0, 0, 1.0]), r=np.eye(3).reshape(-1),
@@ -208,10 +212,11 @@ def main():
     parser.add_argument('--distortion', default='0,0,0,0,0')
     parser.add_argument('--color-encoding', choices=['rgb8', 'bgr8', 'mono8'], default='rgb8')
     parser.add_argument('--depth-encoding', choices=['16UC1', '32FC1', 'none'], default='16UC1')
+    parser.add_argument('--compressed-format', choices=['png', 'jpeg'], default='png')
     parser.add_argument('--truncate', type=int)
     args = parser.parse_args()
     write(args.source, args.bag, args.storage, args.chunks, read_intrinsics(args.source, args.intrinsics),
-          [float(x) for x in args.distortion.split(',')], args.color_encoding, args.depth_encoding)
+          [float(x) for x in args.distortion.split(',')], args.color_encoding, args.depth_encoding, args.compressed_format)
     if args.truncate is not None:
         storage_file = next(p for p in args.bag.iterdir() if p.suffix in ('.mcap', '.db3'))
         with storage_file.open('r+b') as f:

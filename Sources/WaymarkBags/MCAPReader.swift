@@ -73,7 +73,9 @@ final class MCAPReader: BagStorageReader {
             body = try cursor.prefixedSlice(UInt64.self)
         } catch {
             if inChunk { throw error }
-            truncation = "\(name): its record at byte \(start) is cut off (the recording ended mid-write)"
+            truncation = start == bytes.count
+                ? "\(name) ends at byte \(start) without MCAP's data end and footer (the recording did not finish)"
+                : "\(name): its record at byte \(start) is cut off (the recording ended mid-write)"
             ended = true
             return nil
         }

@@ -12,8 +12,11 @@ import WaymarkVision
 /// recorded poses from a PoseStamped topic, or from tf's transforms of the camera's frame.
 ///
 /// Each kind's topic is the one the bag holds, or `FrameSourceOptions.bagTopics`'s; a bag with
-/// two of a kind needs the choice (the error lists them). The bag is read twice: once, at
-/// opening, for its stamps and its small messages, then frame by frame for the images.
+/// two of a kind needs the choice (the error lists them). tf is read one link deep: a transform
+/// whose child is the camera's frame (a chain world → base → camera is not composed). The bag
+/// is read twice: once, at opening, for its stamps and its small messages, then frame by frame
+/// for the images, holding a message read ahead of its frame (storage order is arrival order,
+/// near time order) until the frame is complete.
 public final class ROSBagSource: FileFrameSource {
     /// One frame's messages: the colour and depth images' positions on their topics.
     struct FrameMessages {
@@ -43,7 +46,8 @@ public final class ROSBagSource: FileFrameSource {
     public static func accepts(_ path: String) -> Bool {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return false }
-        guard isFolder.boolValue else { return path.hasSuffix(".mcap") || path.hasSuffix(".db3") }
+        // A ROS 1 bag is taken too, to be refused with a way forward rather than read as a video.
+        guard isFolder.boolValue else { return [".mcap", ".db3", ".bag"].contains { path.hasSuffix($0) } }
         if let metadata = try? String(contentsOfFile: path + "/metadata.yaml", encoding: .utf8) {
             return metadata.contains("rosbag2_bagfile_information")
         }
@@ -52,6 +56,10 @@ public final class ROSBagSource: FileFrameSource {
     }
 
     public init(path: String, options: FrameSourceOptions) throws(WaymarkError) {
+        guard !path.hasSuffix(".bag") else {
+            throw WaymarkError(.badData, "\(path) looks like a ROS 1 bag, which Waymark does not read; rosbags-convert "
+                               + "(pip install rosbags) turns it into a ROS 2 bag")
+        }
         guard options.calibration == nil, options.fieldOfView == nil else {
             throw WaymarkError(.usage, "a calibration file or a field of view is for videos and image folders; "
                                + "a ROS 2 bag takes its camera_info or intrinsics fx,fy,cx,cy")

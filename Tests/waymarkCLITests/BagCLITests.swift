@@ -85,6 +85,11 @@ import WaymarkRecords
         let notABag = try CLI.run(["process", try #require(SharedDatasets.path(BagFixtures.tum)), "--intrinsics",
                                    BagFixtures.intrinsics, "--imu-topic", "/imu", "--quiet"])
         #expect(notABag.status == 64 && notABag.stderr.contains("are for ROS 2 bags"), "\(notABag.stderr)")
+        let scratch = try Scratch()
+        let rosOne = scratch.path("old.bag")
+        try Data("#ROSBAG V2.0\n".utf8).write(to: URL(fileURLWithPath: rosOne))
+        let old = try CLI.run(["process", rosOne, "--quiet"])
+        #expect(old.status == 65 && old.stderr.contains("ROS 1 bag") && old.stderr.contains("rosbags-convert"), "\(old.stderr)")
     }
 
     /// `bag info` counts each topic's messages and times them, in both storages.

@@ -17,7 +17,6 @@
 struct cs_frame_meter {
     cv::Mat gray, half, laplacian, gradient_x, gradient_y, small, thumbnail, previous, window;
     std::vector<cv::KeyPoint> corners;
-    // The last light measurement's usable samples: log(R/G), log(B/G) pairs.
     // The last colour frame's usable samples, (log R/G, log B/G) pairs ordered by histogram bin
     // (row-major), bin k's from pair chroma_bin_start[k] on; chroma_bins the bin of each as read.
     std::vector<float> chroma_samples, chroma_unsorted, chroma_near;
