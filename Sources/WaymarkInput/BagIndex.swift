@@ -130,6 +130,21 @@ struct BagIndex {
         return transforms[topic]!.filter { $0.child == cameraFrame }
     }
 
+    static let identity = [1.0, 0, 0, 0, 1, 0, 0, 0, 1]
+
+    /// The rotation (row-major) that takes vectors in frame `from` to frame `to`, by a tf_static
+    /// link between them either way; nil without one.
+    func staticRotation(from: String, to: String) -> [Double]? {
+        let statics = transforms["/tf_static"] ?? []
+        if let link = statics.first(where: { $0.parent == to && $0.child == from }) {
+            return Trajectory.rotation(quaternion: link.rotation)
+        }
+        guard let link = statics.first(where: { $0.parent == from && $0.child == to }),
+              let r = Trajectory.rotation(quaternion: link.rotation)
+        else { return nil }
+        return [r[0], r[3], r[6], r[1], r[4], r[7], r[2], r[5], r[8]]  // transposed: the inverse
+    }
+
     /// Gravity in the camera's frame from the chosen Imu topic: minus its acceleration, turned
     /// by tf_static's rotation between the IMU's frame and the camera's where it has one (as the
     /// identity where not, with a note).
@@ -138,20 +153,12 @@ struct BagIndex {
               let samples = imuSamples[topic]
         else { return nil }
         let imuFrame = imuFrames[topic] ?? ""
-        var rotation = [1.0, 0, 0, 0, 1, 0, 0, 0, 1]
-        let statics = transforms["/tf_static"] ?? []
-        if imuFrame == cameraFrame {
-        } else if let link = statics.first(where: { $0.parent == cameraFrame && $0.child == imuFrame }),
-                  let turn = Trajectory.rotation(quaternion: link.rotation) {
-            rotation = turn
-        } else if let link = statics.first(where: { $0.parent == imuFrame && $0.child == cameraFrame }),
-                  let turn = Trajectory.rotation(quaternion: link.rotation) {
-            rotation = [turn[0], turn[3], turn[6], turn[1], turn[4], turn[7], turn[2], turn[5], turn[8]]  // transposed
-        } else {
+        let rotation = imuFrame == cameraFrame ? Self.identity : staticRotation(from: imuFrame, to: cameraFrame)
+        if rotation == nil {
             notes.append("no tf_static relates the IMU's frame '\(imuFrame)' to the camera's '\(cameraFrame)'; "
                          + "its axes are taken as the camera's")
         }
-        let r = rotation
+        let r = rotation ?? Self.identity
         return AccelerometerLog(samples: samples.map { sample in
             let a = sample.acceleration
             let inCamera = SIMD3(r[0] * a.x + r[1] * a.y + r[2] * a.z, r[3] * a.x + r[4] * a.y + r[5] * a.z,

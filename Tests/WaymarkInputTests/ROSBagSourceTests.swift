@@ -46,15 +46,21 @@ import WaymarkVision
         }
     }
 
-    /// mono8: gray frames, as OpenCV makes the folder's colour gray.
-    @Test func monoColourGivesTheFoldersGray() throws {
+    /// The frames of the excerpt written as a bag with the generator's `options`, colour from `topic`.
+    static func bagFrames(_ options: [String], colour topic: String) throws -> [InputFrame] {
         let scratch = try Scratch()
         let bag = scratch.path("bag")
-        try BagFixtures.write(bag, ["--color-encoding", "mono8"])
-        var options = FrameSourceOptions()
-        options.bagTopics = BagTopicChoice(color: "/camera/color/image_raw")
-        options.depthScale = 0.0002
-        let fromBag = try Self.frames(ROSBagSource(path: bag, options: options)), fromFolder = try Self.frames(Self.folder())
+        try BagFixtures.write(bag, options)
+        var sourceOptions = FrameSourceOptions()
+        sourceOptions.bagTopics = BagTopicChoice(color: topic)
+        sourceOptions.depthScale = 0.0002
+        return try frames(ROSBagSource(path: bag, options: sourceOptions))
+    }
+
+    /// mono8: gray frames, as OpenCV makes the folder's colour gray.
+    @Test func monoColourGivesTheFoldersGray() throws {
+        let fromBag = try Self.bagFrames(["--color-encoding", "mono8"], colour: "/camera/color/image_raw")
+        let fromFolder = try Self.frames(Self.folder())
         #expect(fromBag.count == fromFolder.count)
         #expect(zip(fromBag, fromFolder).allSatisfy { $0.color == nil && $0.gray?.pixels == $1.color?.gray().pixels })
     }
@@ -62,13 +68,8 @@ import WaymarkVision
     /// CompressedImage frames in JPEG (quality 95): the folder's pictures, but for JPEG's loss
     /// (OpenCV's own round trip of the first frame differs by 3.18 levels on average).
     @Test func jpegFramesDecodeToTheFoldersPictures() throws {
-        let scratch = try Scratch()
-        let bag = scratch.path("bag")
-        try BagFixtures.write(bag, ["--compressed-format", "jpeg"])
-        var options = FrameSourceOptions()
-        options.bagTopics = BagTopicChoice(color: "/camera/color/image_raw/compressed")
-        options.depthScale = 0.0002
-        let fromBag = try Self.frames(ROSBagSource(path: bag, options: options)), fromFolder = try Self.frames(Self.folder())
+        let fromBag = try Self.bagFrames(["--compressed-format", "jpeg"], colour: "/camera/color/image_raw/compressed")
+        let fromFolder = try Self.frames(Self.folder())
         #expect(fromBag.count == fromFolder.count)
         for (a, b) in zip(fromBag, fromFolder) {
             let bagPixels = try #require(a.color).pixels, folderPixels = try #require(b.color).pixels
