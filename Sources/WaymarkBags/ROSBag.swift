@@ -34,7 +34,12 @@ public final class ROSBag {
     }
 
     /// The topics the bag's storage declares (those of the files opened so far, when reading).
-    public var topics: [BagTopic] { declared + (reader?.topics ?? []).filter { topic in !declared.contains { $0.name == topic.name } } }
+    public var topics: [BagTopic] { Self.merging(reader?.topics ?? [], into: declared) }
+
+    /// `topics` after `more`'s new names.
+    private static func merging(_ more: [BagTopic], into topics: [BagTopic]) -> [BagTopic] {
+        topics + more.filter { topic in !topics.contains { $0.name == topic.name } }
+    }
 
     /// The next message, or nil when every file is read (or one was cut off). Messages `whole`
     /// refuses carry only their first `BagMessage.headBytes` bytes.
@@ -47,7 +52,7 @@ public final class ROSBag {
             }
             if let message = try reader!.next(whole: whole) { return message }
             truncation = reader!.truncation
-            declared += reader!.topics.filter { topic in !declared.contains { $0.name == topic.name } }
+            declared = Self.merging(reader!.topics, into: declared)
             reader = nil
         }
         return nil
@@ -68,7 +73,8 @@ public final class ROSBag {
     }
 
     private func open(_ file: String) throws(WaymarkError) -> any BagStorageReader {
-        switch storage {
+        _ = try regularFileSize(file)  // a FIFO or a device is refused before it is mapped or opened
+        return switch storage {
         case .mcap: try MCAPReader(path: file)
         case .sqlite3: try SQLiteBagReader(path: file)
         }
@@ -77,6 +83,7 @@ public final class ROSBag {
     private static let sqliteMagic = Array("SQLite format 3\0".utf8)
 
     private static func storage(ofFile path: String) throws(WaymarkError) -> Storage {
+        _ = try regularFileSize(path)  // a FIFO or a device is refused before a read can block
         guard let handle = FileHandle(forReadingAtPath: path) else { throw WaymarkError(.missingInput, "cannot read \(path)") }
         defer { try? handle.close() }
         let start = [UInt8]((try? handle.read(upToCount: 16)) ?? Data())

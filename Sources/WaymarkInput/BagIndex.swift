@@ -19,10 +19,13 @@ struct BagIndex {
     var poseStamped: [String: [ROSTransform]] = [:]
     var transforms: [String: [ROSTransform]] = [:]
     var truncation: String?
-    /// Every topic's message type, and an image topic's encoding, for what a choice refuses.
+    /// Every topic's message type, for what a choice refuses.
     var topicTypes: [String: String] = [:]
 
-    static let imageTypes: Set<String> = ["sensor_msgs/msg/Image", "sensor_msgs/msg/CompressedImage"]
+    /// The small messages read whole; any other (images, point clouds) comes with its head only.
+    static let wholeTypes: Set<String> = [
+        "sensor_msgs/msg/CameraInfo", "sensor_msgs/msg/Imu", "geometry_msgs/msg/PoseStamped", "tf2_msgs/msg/TFMessage",
+    ]
     static let colorEncodings: Set<String> = ["rgb8", "bgr8", "mono8", "8UC1"]
     static let depthEncodings: Set<String> = ["16UC1", "mono16", "32FC1"]
 
@@ -30,7 +33,7 @@ struct BagIndex {
         self.path = path
         let bag = try ROSBag(path: path)
         // Images' heads only: their stamps, sizes and encodings, not their pixels.
-        while let message = try bag.next(whole: { _, type in !Self.imageTypes.contains(type) }) {
+        while let message = try bag.next(whole: { _, type in Self.wholeTypes.contains(type) }) {
             if topicTypes[message.topic] == nil { topicTypes[message.topic] = message.type }
             switch message.type {
             case "sensor_msgs/msg/Image":

@@ -70,22 +70,14 @@ public final class RGBDRecordingSource: FileFrameSource {
             let depth = try RecordingLists.readList(folder + "/depth.txt", notes: &notes)
             if manager.fileExists(atPath: folder + "/rgb.txt") {
                 let color = try RecordingLists.readList(folder + "/rgb.txt", notes: &notes)
-                let pairs = TimestampAssociation.pairs(depth.map(\.timestamp), color.map(\.timestamp),
-                                                       tolerance: options.associationTolerance)
+                let pairs: [(Int, Int)]
+                (pairs, leftOut) = RecordingLists.pairDepthAndColor(depth.map(\.timestamp), color.map(\.timestamp),
+                                                                    tolerance: options.associationTolerance, notes: &notes)
                 files = pairs.map { d, c in
                     FrameFiles(timestamp: depth[d].timestamp, colorPath: folder + "/" + color[c].path,
                                colorTimestamp: color[c].timestamp, depthPath: folder + "/" + depth[d].path)
                 }
                 hasColor = true
-                leftOut = depth.count + color.count - 2 * pairs.count
-                if pairs.count < depth.count {
-                    notes.append("\(depth.count - pairs.count) of \(depth.count) depth images have no colour image within "
-                                 + "\(RecordingLists.milliseconds(options.associationTolerance)) and are left out")
-                }
-                if pairs.count < color.count {
-                    notes.append("\(color.count - pairs.count) of \(color.count) colour images have no depth image within "
-                                 + "\(RecordingLists.milliseconds(options.associationTolerance)) and are left out")
-                }
             } else {
                 files = depth.map { FrameFiles(timestamp: $0.timestamp, depthPath: folder + "/" + $0.path) }
                 hasColor = false

@@ -75,17 +75,10 @@ public final class ROSBagSource: FileFrameSource {
         var leftOut = 0
         if let depthTopic {
             let depthStamps = index.imageStamps[depthTopic] ?? []
-            let pairs = TimestampAssociation.pairs(depthStamps.map(Self.seconds), colorStamps.map(Self.seconds),
-                                                   tolerance: options.associationTolerance)
+            let pairs: [(Int, Int)]
+            (pairs, leftOut) = RecordingLists.pairDepthAndColor(depthStamps.map(Self.seconds), colorStamps.map(Self.seconds),
+                                                                tolerance: options.associationTolerance, notes: &notes)
             frames = pairs.map { d, c in FrameMessages(timestamp: Self.seconds(depthStamps[d]), color: c, depth: d) }
-            leftOut = depthStamps.count + colorStamps.count - 2 * pairs.count
-            let tolerance = "\(Int((options.associationTolerance * 1000).rounded())) ms"
-            if pairs.count < depthStamps.count {
-                notes.append("\(depthStamps.count - pairs.count) of \(depthStamps.count) depth images have no colour image within \(tolerance) and are left out")
-            }
-            if pairs.count < colorStamps.count {
-                notes.append("\(colorStamps.count - pairs.count) of \(colorStamps.count) colour images have no depth image within \(tolerance) and are left out")
-            }
         } else {
             frames = colorStamps.enumerated().map { FrameMessages(timestamp: Self.seconds($1), color: $0) }
         }
@@ -106,11 +99,9 @@ public final class ROSBagSource: FileFrameSource {
             }
             if options.posesFile == nil, frames.contains(where: { $0.cameraToWorld != nil }) { recordedPoses = .topic }
         }
-        if let file = options.posesFile {
-            let samples = try Trajectory(tumFile: file).samples
-            let partners = TimestampAssociation.partners(of: times, in: samples.map(\.timestamp), tolerance: options.associationTolerance)
-            for (k, partner) in partners.enumerated() { frames[k].cameraToWorld = partner.map { samples[$0].pose } }
-            recordedPoses = .file
+        if options.posesFile != nil, let given = try RecordingLists.recordedPoses(folder: path, options: options, timestamps: times) {
+            for (k, pose) in given.poses.enumerated() { frames[k].cameraToWorld = pose }
+            recordedPoses = given.origin
         }
         if let log = try index.gravity(choice.imu, cameraFrame: colorFrame, notes: &notes) {
             for k in frames.indices { frames[k].gravity = log.gravity(at: frames[k].timestamp) }

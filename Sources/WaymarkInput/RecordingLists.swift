@@ -6,6 +6,23 @@ import WaymarkCore
 enum RecordingLists {
     static func milliseconds(_ seconds: Double) -> String { "\(Int((seconds * 1000).rounded())) ms" }
 
+    /// Depth and colour images paired by time (depth first, `TimestampAssociation`), how many
+    /// of either are left out, and notes saying so.
+    static func pairDepthAndColor(_ depth: [Double], _ color: [Double], tolerance: Double, notes: inout [String])
+        -> (pairs: [(Int, Int)], leftOut: Int)
+    {
+        let pairs = TimestampAssociation.pairs(depth, color, tolerance: tolerance)
+        if pairs.count < depth.count {
+            notes.append("\(depth.count - pairs.count) of \(depth.count) depth images have no colour image within "
+                         + "\(milliseconds(tolerance)) and are left out")
+        }
+        if pairs.count < color.count {
+            notes.append("\(color.count - pairs.count) of \(color.count) colour images have no depth image within "
+                         + "\(milliseconds(tolerance)) and are left out")
+        }
+        return (pairs, depth.count + color.count - 2 * pairs.count)
+    }
+
     /// The poses of `posesFile`, else of groundtruth.txt, one per frame (nil where none is
     /// within the tolerance); nil when there is neither file.
     static func recordedPoses(folder: String, options: FrameSourceOptions, timestamps: [Double])
